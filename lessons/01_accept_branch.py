@@ -1,0 +1,324 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Level 23 · Speculative decoding · Mission 1: the accept branch
+#
+# A small **draft** model proposes `K` tokens in a row; a large **target** model checks all of
+# them at once. This level is about that check, the *verification step*: which drafted tokens
+# survive. In this notebook you write the first half of it.
+#
+# **This notebook is worth 15 points**: 3 for the visible test under your answer, and 12 for
+# hidden checks that run when your work is graded.
+#
+# How to work: run the cells from top to bottom (**Run ▸ Run All Cells** is fine), answer the
+# quizzes, then fill in the cell marked `YOUR CODE HERE`. Before you submit, use the
+# **Validate** button in the toolbar: it runs the whole notebook like the grader does.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+import torch
+
+import spec_checks
+from spec_widgets import legend, lesson_case, quiz, show_principle, visible_case
+
+# %% [markdown]
+# ## Today's idea
+#
+# **Align the current position first. When p is not less than q, the draft token is always
+# accepted.**
+#
+# For each draft position `i` we look at one number in each model: the probability of the
+# token the draft actually proposed there. The target's is `p`, the draft's is `q`.
+
+# %% [markdown]
+# ## 🎯 Guess first
+#
+# Make a guess before reading on. You can change your answer whenever you like, and a wrong
+# choice tells you why.
+
+# %%
+quiz("m1_guess")
+
+# %% [markdown]
+# ## What you need first
+#
+# - `draft_probs` and `target_probs` are float tensors of shape `[K, vocab_size]`.
+#   **Row `i`** belongs to draft position `i`; **column `token_id`** holds that token's probability.
+# - `draft_tokens` holds the `K` proposed token ids. In the visible test it is the Python list
+#   `[10, 20, 30, 40]`, and a token id can index a tensor column directly.
+# - `p` and `q` are read with `[i, token_id].item()`, which turns a one-element tensor into a
+#   **Python float**. Comparing them is plain float comparison, not tensor broadcasting.
+# - The acceptance probability is `min(1, p/q)`. When `p >= q` it is exactly 1, so **no random
+#   number is needed**.
+#
+# Here are the visible test's tensors, so you can see those shapes for yourself:
+
+# %%
+case = visible_case()
+draft_probs, target_probs, draft_tokens = case.draft_probs, case.target_probs, case.draft_tokens
+print("draft_probs:", tuple(draft_probs.shape), " target_probs:", tuple(target_probs.shape))
+print("draft_tokens:", draft_tokens)
+print("target_probs[0, 10] is a", type(target_probs[0, 10]).__name__,
+      "; .item() turns it into a", type(target_probs[0, 10].item()).__name__)
+
+# %% [markdown]
+# ## The principle, as a picture
+#
+# Verification walks the positions in order. At position `i`:
+#
+# 1. take the drafted token: `token_id = draft_tokens[i]`;
+# 2. read **the same column** in row `i` of both tensors: `p = target_probs[i, token_id]`,
+#    `q = draft_probs[i, token_id]`;
+# 3. compare them; when `p >= q`, append `token_id` to `accepted_tokens`.
+#
+# Only the two probabilities of *this candidate token* are compared, never the rows' maxima.
+# If the target gives the token at least as much probability as the draft did, the draft did
+# not over-recommend it, and keeping it cannot skew the output away from the target model.
+#
+# The picture shows position 0 of the visible test: row 0 is outlined in both matrices, column
+# 10 is dashed, and the red square is the one number we read from each.
+
+# %%
+show_principle(0)
+
+# %% [markdown]
+# The objects you will meet in the code:
+
+# %%
+legend()
+
+# %% [markdown]
+# **Worked example.** At position 0, `p = 0.8` and `q = 0.5`. Since `p >= q`, the acceptance
+# probability is `min(1, 0.8/0.5) = 1`: append token 10, and draw nothing.
+
+# %% [markdown]
+# ## ⚠️ Pitfall: don't compare the wrong thing
+#
+# `target_probs[i].max()` answers *"which token does the target model like most?"*. The
+# question here is a different one: *"can the drafted token be accepted?"*. At position 1 of
+# the picture below, the target's favourite is token 7 (the ✗), but the draft proposed token
+# 20, so `p` is read at column 20.
+
+# %%
+show_principle(1)
+
+# %%
+example = lesson_case()  # the picture's tensors
+print("target_probs[1].max()  =", round(example.target_probs[1].max().item(), 2), " <- token 7: not the question")
+print("target_probs[1, 20]    =", round(example.target_probs[1, 20].item(), 2), " <- p for the drafted token 20")
+print("draft_probs[1, 20]     =", round(example.draft_probs[1, 20].item(), 2), " <- q: p < q, so not accepted for sure")
+
+# %% [markdown]
+# ## Syntax warm-up: two reviewers
+#
+# Two reviewers scored two items at two rounds. In round `i`, the item under review is
+# `chosen_items[i]`. Approve it when reviewer A scores it at least as high as reviewer B.
+# Run the cell and check the result by hand.
+
+# %%
+reviewer_a = torch.tensor([[0.2, 0.8], [0.7, 0.3]])
+reviewer_b = torch.tensor([[0.1, 0.9], [0.6, 0.4]])
+chosen_items = [1, 0]
+approved = []
+
+for i, item_id in enumerate(chosen_items):
+    a = reviewer_a[i, item_id].item()
+    b = reviewer_b[i, item_id].item()
+    if a >= b:
+        approved.append(item_id)
+
+print(approved)  # round 0: 0.8 < 0.9, no; round 1: 0.7 >= 0.6, approve item 0
+
+# %% [markdown]
+# ## From the warm-up to TODO 1
+#
+# | warm-up | in `verify_draft` |
+# |---|---|
+# | `i` | the draft position: which **row** to read |
+# | `item_id` | `token_id`: which **column** of that row |
+# | `reviewer_a` | `target_probs`, giving `p` |
+# | `reviewer_b` | `draft_probs`, giving `q` |
+# | `approved.append(item_id)` | `accepted_tokens.append(token_id)` |
+
+# %% [markdown]
+# ## ✅ Check yourself
+
+# %%
+quiz("m1_check")
+
+# %% [markdown]
+# ## Try it: position 0 by hand
+#
+# Read `p` and `q` for visible-test position 0 (row 0, column 10). You should see `p = 0.8`
+# and `q = 0.5`, so token 10 is accepted unconditionally. Change `i` to 1 or 2 and look again.
+
+# %%
+i = 0
+token_id = draft_tokens[i]
+p = target_probs[i, token_id].item()
+q = draft_probs[i, token_id].item()
+print(f"row {i}, column {token_id}: p = {p:.1f}, q = {q:.1f}, p >= q: {p >= q}")
+
+# %% [markdown]
+# ## TODO 1: the accept branch
+#
+# Complete `verify_draft` below. The loop and the reading of `p` and `q` are given. Your part:
+# **when `p >= q`, append `token_id` to `accepted_tokens`** and move on to the next position,
+# without drawing any random number.
+#
+# For now, any position with `p < q` stops the loop (the given `break`). Mission 2 replaces that
+# stop with a coin flip.
+#
+# If the test complains:
+# - *a wrong token in `accepted_tokens`*: check that you append `token_id`;
+# - *position 0 triggered a random draw*: check the direction of your comparison.
+
+# %% nbgrader={"grade": false, "grade_id": "verify_draft_m1", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    """Return the accepted prefix of draft_tokens, as a list of token ids (Mission 1 form)."""
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)  # works for a list or a torch.LongTensor
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        # TODO 1: accept when p >= q (no random number), then go on to the next position.
+        ### BEGIN SOLUTION
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        ### END SOLUTION
+        # p < q: Mission 2 replaces this stop with a coin flip.
+        break
+    return accepted_tokens
+
+
+# %% [markdown]
+# ## Visible test
+#
+# The visible test uses the table's case: `draft_tokens = [10, 20, 30, 40]`. Position 0 has
+# `p = 0.8 >= q = 0.5` and is accepted with no draw; position 1 has `p < q`, so this Mission 1
+# version stops there. The expected result is `[10]`.
+#
+# `torch.rand` is replaced during the test by a stand-in that records every call; calling it
+# fails the test.
+
+# %% nbgrader={"grade": true, "grade_id": "test_visible_m1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
+spec_checks.check(run, hint="The visible test could not check your result")
+assert run.calls == 0, "Position 0 triggered a random draw: check your comparison's direction (p >= q accepts, no draw)."
+assert run.tokens == [10], f"Expected [10], got {run.tokens}: check that you append token_id when p >= q."
+print("Visible test passed: [10], with no random draw.")
+
+# %% [markdown]
+# ## Hidden checks
+#
+# The cells below look empty here. When your notebook is graded they check, one behaviour
+# each (1 point each): `p == q`; every position accepted; stopping at the first `p < q`;
+# `q == 0`; an empty draft; `draft_tokens` as a `torch.LongTensor`; reading row `i`; appending
+# token ids; never calling `torch.rand`; leaving the inputs unchanged; returning a plain list;
+# and a draft that is not the visible one.
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_equal_accepts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: p == q is accepted, with no draw.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(5, 0.5, 0.5), (6, 0.2, 0.7)]), draws=[])
+T.check(run, hint="When p == q the token is accepted (p >= q, not p > q)")
+assert run.calls == 0, "When p == q the token is accepted without a random draw: use p >= q, not p > q."
+assert run.tokens == [5], f"When p == q the token is accepted: use p >= q, not p > q (got {run.tokens}, expected [5])."
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: every position has p >= q, so every token comes back.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(3, 0.6, 0.2), (8, 0.5, 0.5), (1, 0.9, 0.1)]), draws=[])
+T.check(run, [3, 8, 1], hint="When every position has p >= q, every draft token is accepted: don't stop after an accept")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_stops_first_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the loop stops at the first position with p < q.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(4, 0.7, 0.3), (9, 0.2, 0.6), (2, 0.9, 0.1)]), draws=[])
+T.check(run, [4], hint="At the first p < q the Mission 1 version stops: append only when p >= q and keep the given break")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: q == 0 (with p > 0) is accepted and raises nothing.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(7, 0.3, 0.0)]), draws=[])
+T.check(run, [7], hint="When q == 0, p >= q holds: accept without computing p / q")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: an empty draft returns [].
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([]), draws=[])
+T.check(run, [], hint="An empty draft has nothing to verify: return an empty list")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: draft_tokens given as a torch.LongTensor.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.1, 0.5)], tokens_as="tensor"), draws=[])
+T.check(run, [12, 25], hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: position i reads row i, at column token_id.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.2, 0.5)], decoys=[(2, 5, 0.7)])
+run = T.run_verify(verify_draft, case, draws=[])
+T.check(run, [12, 25], hint="Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's column (not the row's max())")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_appends_token_ids", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)]), draws=[])
+T.check(run, [17, 3], hint="A wrong token in accepted_tokens: check that you append token_id (not p, not i)")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_no_draw", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: Mission 1 never calls torch.rand.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(2, 0.9, 0.1), (4, 0.3, 0.3), (6, 0.1, 0.2)]), draws=[0.0, 0.0, 0.0])
+assert run.calls == 0, "A p >= q position triggered a random draw: accept without torch.rand, and check the comparison's direction."
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the input tensors and the token list are left unchanged.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3)]), draws=[])
+assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_plain_list", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the result is a plain Python list.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(9, 0.8, 0.2), (19, 0.6, 0.6)]), draws=[])
+assert run.tokens is not None, "Return accepted_tokens as a plain Python list of ints (not a tensor, tuple or generator)."
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a longer draft over another vocabulary.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(44, 0.5, 0.2), (2, 0.3, 0.3), (49, 0.8, 0.1), (0, 0.4, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
+run = T.run_verify(verify_draft, case, draws=[])
+T.check(run, [44, 2, 49, 0], hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+### END HIDDEN TESTS

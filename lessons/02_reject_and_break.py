@@ -1,0 +1,364 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Level 23 · Speculative decoding · Mission 2: reject and break
+#
+# In Mission 1 every position with `p < q` simply stopped the loop. That throws away good
+# tokens: the draft was over-confident, but the token may still be fine. Now you finish the
+# verification step, and then write the official problem, the whole `verify_draft`.
+#
+# **This notebook is worth 18 points**: 3 for the visible test under your answer, and 15 for
+# hidden checks that run when your work is graded.
+#
+# Run the cells from top to bottom, play with the number line, fill in the cell marked
+# `YOUR CODE HERE`, and press **Validate** before you submit.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+import torch
+
+import spec_checks
+from spec_widgets import number_line, quiz, show_replay, visible_case
+
+# %% [markdown]
+# ## Today's idea
+#
+# **When p < q, flip one coin. Once a token is rejected, every later draft stops.**
+
+# %% [markdown]
+# ## 🎯 Guess first
+
+# %%
+quiz("m2_guess")
+
+# %% [markdown]
+# ## What you need first
+#
+# - Only `p < q` enters the random branch. There the acceptance probability `p/q` lies strictly
+#   between 0 and 1 (for `p > 0`).
+# - `torch.rand(1)` returns a tensor of shape `[1]`, uniform on `[0, 1)`; `.item()` turns it into
+#   a Python float you can compare with `p / q`.
+# - Accepting continues the loop with the next draft token.
+# - Rejecting must `break`, not `continue`: each later draft token was generated on top of the
+#   prefix that contained this one. Once this token is rejected, that context no longer holds.
+
+# %%
+r = torch.rand(1)
+print("torch.rand(1) ->", r, " shape", tuple(r.shape), " .item() ->", r.item(), type(r.item()).__name__)
+
+# %% [markdown]
+# ## The principle, on a number line
+#
+# When the draft is more confident than the target (`p < q`), the token is kept only with
+# probability `p/q`. Draw `r` uniformly from `[0, 1)`: the token is accepted when `r` lands in
+# the green interval `[0, p/q)`, and rejected otherwise. Since `r` is uniform, it lands there
+# with probability exactly `p/q`.
+#
+# - **Position 1**: `p/q = 0.8`, `r = 0.5`. Inside the interval: append token 20 and continue.
+# - **Position 2**: `p/q ≈ 0.11`, `r = 0.9`. Outside: reject and `break`. Position 3 is never verified.
+#
+# Use the buttons for the two positions, then move the sliders. What happens when `p >= q`?
+# Where is the boundary `r = p/q` itself?
+
+# %%
+number_line()
+
+# %% [markdown]
+# ## Three steps in the `p < q` branch
+#
+# 1. `r = torch.rand(1).item()`, only in this branch;
+# 2. `if r < p / q:` append the current `token_id`;
+# 3. `else: break`, which ends the whole loop.
+
+# %% [markdown]
+# ## The test contract
+#
+# The visible test replaces `torch.rand` with a stand-in that returns `0.5` on its first call
+# and `0.9` on its second. So the **number and order of the draws** are part of what is tested:
+# position 0 has `p >= q` and must not use up a draw. If it did, position 1 would get `0.9`
+# instead of `0.5` and be rejected.
+#
+# Here is the visible test replayed one position at a time, with the scripted draws:
+
+# %%
+show_replay()
+
+# %% [markdown]
+# ## Syntax warm-up: levels with a pass rate
+#
+# A player tries levels in order. Level `n` is passed when its draw is below its pass rate;
+# the first failure ends the run. Run the cell: it prints `[0]`.
+
+# %%
+pass_rates = [0.8, 0.2, 0.9]
+draws = [0.5, 0.7, 0.1]
+passed = []
+
+for level, (rate, draw) in enumerate(zip(pass_rates, draws)):
+    if draw < rate:
+        passed.append(level)
+    else:
+        break
+
+print(passed)  # [0]: level 1 fails (0.7 >= 0.2), so level 2 is never tried
+
+# %% [markdown]
+# ## From the warm-up to TODO 2
+#
+# | warm-up | in `verify_draft` |
+# |---|---|
+# | `rate` | `p / q`, this token's acceptance probability |
+# | `draw` | `r = torch.rand(1).item()` |
+# | `passed.append(level)` | `accepted_tokens.append(token_id)` |
+# | `break` | stop verifying after a rejection |
+# | `passed` | `accepted_tokens`, in prefix order |
+
+# %% [markdown]
+# ## ✅ Check yourself
+
+# %%
+quiz("m2_check")
+
+# %% [markdown]
+# ## Try it: walk the table
+#
+# | position | token | p | q | p/q | r | outcome |
+# |---|---|---|---|---|---|---|
+# | 0 | 10 | 0.8 | 0.5 | ≥ 1 | no draw | accept |
+# | 1 | 20 | 0.4 | 0.5 | 0.8 | 0.5 | accept, continue |
+# | 2 | 30 | 0.1 | 0.9 | ≈ 0.11 | 0.9 | reject, break |
+# | 3 | 40 | 0.6 | 0.3 | | never reached | not verified |
+#
+# Position 0 is always accepted, position 1 is accepted with `r = 0.5`, position 2 is rejected
+# with `r = 0.9`: the result is exactly `[10, 20]`. Position 3 has `p >= q` on purpose: code that
+# uses `continue` would accept it without a third draw and return `[10, 20, 40]`.
+#
+# Walk it in code, one position at a time:
+
+# %%
+case = visible_case()
+draft_probs, target_probs, draft_tokens = case.draft_probs, case.target_probs, case.draft_tokens
+scripted = [0.5, 0.9]
+accepted_tokens = []
+for i, token_id in enumerate(draft_tokens):
+    p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+    if p >= q:
+        accepted_tokens.append(token_id)
+        print(f"position {i}: p = {p:.2f} >= q = {q:.2f}, accept {token_id} (no draw)")
+        continue
+    r = scripted.pop(0)
+    if r < p / q:
+        accepted_tokens.append(token_id)
+        print(f"position {i}: r = {r} < p/q = {p / q:.2f}, accept {token_id}")
+    else:
+        print(f"position {i}: r = {r} >= p/q = {p / q:.2f}, reject {token_id} and stop")
+        break
+print("accepted_tokens =", accepted_tokens)
+
+# %% [markdown]
+# ## The official problem: `verify_draft`
+#
+# Write the whole function. It has two TODOs:
+#
+# - **TODO 1** (from Mission 1): when `p >= q`, append `token_id` and go on, with no draw;
+# - **TODO 2**: otherwise draw `r = torch.rand(1).item()` once; append `token_id` if `r < p / q`,
+#   and `break` if not.
+#
+# If the test complains:
+# - *the result contains 40*: you used `continue` where a rejection needs `break`;
+# - *position 1 was rejected*: position 0 used up a draw, or a comparison is reversed.
+
+# %% nbgrader={"grade": false, "grade_id": "verify_draft", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    """Return the accepted prefix of draft_tokens, as a list of token ids."""
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)  # works for a list or a torch.LongTensor
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        # TODO 1: when p >= q, accept token_id without a random draw, and go on.
+        ### BEGIN SOLUTION
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        ### END SOLUTION
+        # TODO 2: here p < q. Draw r once; accept if r < p / q, otherwise stop the loop.
+        ### BEGIN SOLUTION
+        r = torch.rand(1).item()
+        if r < p / q:
+            accepted_tokens.append(token_id)
+        else:
+            break
+        ### END SOLUTION
+    return accepted_tokens
+
+
+# %% [markdown]
+# ## Visible test
+#
+# The table's case, with `torch.rand` replaced by a stand-in that returns `0.5`, then `0.9`.
+# The result must be exactly `[10, 20]`, with exactly two draws.
+
+# %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
+spec_checks.check(run, hint="The visible test could not check your result")
+assert 40 not in run.tokens, "The result contains 40: you used continue after a rejection; use break."
+assert run.tokens[:2] == [10, 20], (f"Got {run.tokens}: position 1 was rejected. Did position 0 use up a draw, "
+                                    "or is a comparison reversed?")
+assert run.tokens == [10, 20], f"Expected exactly [10, 20], got {run.tokens}."
+assert run.calls == 2, f"Expected exactly 2 draws (positions 1 and 2), got {run.calls}."
+print("Visible test passed: [10, 20], with 2 draws.")
+
+# %% [markdown]
+# ## Replay your own function
+#
+# The same replay, now also running **your** `verify_draft` with the scripted draws. It shows
+# which position used each draw, and where that differs from the expected ones. This is the
+# quickest way to debug the order of the draws.
+
+# %%
+show_replay(verify_draft)
+
+# %% [markdown]
+# ## Hidden checks
+#
+# The cells below look empty here. When your notebook is graded they check, one behaviour each
+# (1 point each): one draw per `p < q` position, in order; no draw after a rejection; a single
+# value per draw; `r == p/q` rejects; `p == 0` rejects; `break`, not `continue`; a successful
+# coin appends; an all-accepted draft; `q == 0`; an empty draft; a `torch.LongTensor` of tokens;
+# unchanged inputs; a draft that is not the visible one; and, with the real `torch.rand` under a
+# fixed seed, the acceptance rate and the mean accepted length.
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_draw_order", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: one draw per p < q position, in position order; none for p >= q.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
+T.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in position order, and never for p >= q")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: nothing is drawn after a rejection.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)]), draws=[0.9, 0.0, 0.0])
+T.check(run, [], 1, hint="After a rejection, stop: break ends the loop, so no more draws")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_single_value_draws", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: each draw asks for a single value.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(3, 0.2, 0.4), (5, 0.3, 0.6), (8, 0.3, 0.6)]), draws=[0.1, 0.2, 0.3])
+assert run.calls > 0 and not run.bad_shapes, (f"Each draw asks for one value with torch.rand(1); your calls asked for "
+                                              f"shapes {run.bad_shapes or 'nothing'} (draws counted: {run.calls}).")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_strict_boundary", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: r == p/q rejects (the comparison is strict).
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(6, 0.25, 0.5), (7, 0.9, 0.1)])
+run = T.run_verify(verify_draft, case, draws=[case.p_over_q(0)])
+T.check(run, [], 1, hint="Accept only when r < p/q: r == p/q must reject, so use <, not <=")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_p_zero_rejects", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: p == 0 rejects, even when r is 0.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(6, 0.0, 0.5), (7, 0.9, 0.1)]), draws=[0.0])
+T.check(run, [], 1, hint="p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_break_not_continue", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a rejection stops the loop (break, not continue).
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)]), draws=[0.95])
+T.check(run, [1], hint="A token after a rejection came back: you used continue; a rejection needs break")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a successful coin flip appends the token.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6)]), draws=[0.2])
+T.check(run, [4], 1, hint="When r < p/q the token is accepted: append token_id (is your comparison reversed, or the ratio q / p?)")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: an all-accepted draft draws only where p < q.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
+T.check(run, [4, 9, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: q == 0 with p > 0 is accepted with no draw.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(7, 0.3, 0.0)]), draws=[0.99])
+T.check(run, [7], 0, hint="When q == 0, p >= q holds: accept without a draw and without dividing by q")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: an empty draft returns [].
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([]), draws=[])
+T.check(run, [], 0, hint="An empty draft has nothing to verify: return an empty list")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: draft_tokens given as a torch.LongTensor.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)], tokens_as="tensor")
+run = T.run_verify(verify_draft, case, draws=[0.5, 0.9])
+T.check(run, [10, 20], 2, hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the input tensors and the token list are left unchanged.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3)]), draws=[0.1, 0.9])
+assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a longer draft over another vocabulary.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(44, 0.5, 0.2), (2, 0.3, 0.6), (49, 0.8, 0.1), (0, 0.1, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
+run = T.run_verify(verify_draft, case, draws=[0.3, 0.6])
+T.check(run, [44, 2, 49], 2, hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_acceptance_rate", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(5, 0.3, 0.75)])
+rate, _ = T.sample_runs(verify_draft, case, trials=4000, seed=2313)
+assert T.close(rate, case.p_over_q(0), 0.03), (f"A position with p/q = 0.4 was accepted {rate:.0%} of the time, "
+                                               "not about 40%: accept when r < p / q, with r = torch.rand(1).item().")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_mean_length", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(1, 0.3, 0.6), (2, 0.5, 0.5), (3, 0.2, 0.8), (4, 0.9, 0.1)])
+_, mean_length = T.sample_runs(verify_draft, case, trials=4000, seed=2314)
+want = T.expected_length(case)
+assert T.close(mean_length, want, 0.08), (f"Accepted {mean_length:.2f} tokens on average; the exact expectation is "
+                                          f"{want:.2f}. Check the coin (r < p / q) and that a rejection breaks.")
+### END HIDDEN TESTS

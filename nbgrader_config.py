@@ -1,0 +1,50 @@
+"""nbgrader configuration of the Level 23 course (speculative decoding).
+
+The course root is the folder of this file, whatever the current directory,
+so every command works from any clone path:
+
+    nbgrader generate_assignment level23_speculative_decoding --force
+    nbgrader autograde level23_speculative_decoding
+"""
+
+import os
+import sys
+
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute, GetGrades,
+    IgnorePattern, LimitOutput, SaveAutoGrades,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from grading.preprocessors import CapOutputSize, HideHiddenTestDetails  # noqa: E402
+
+c = get_config()  # noqa: F821 - provided by nbgrader
+
+c.CourseDirectory.course_id = "level23"
+c.CourseDirectory.root = HERE
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".DS_Store"]
+
+# What the student sees where a solution was.
+c.ClearSolutions.code_stub = {
+    "python": "# YOUR CODE HERE\n"
+              "raise NotImplementedError(\"Write this TODO: replace these two lines with your code\")",
+}
+
+# Autograding: an endless loop costs its cell 10 seconds, not the whole class.
+c.Execute.timeout = 10
+c.Execute.startup_timeout = 120
+c.LimitOutput.max_lines = 200
+c.LimitOutput.max_traceback = 40
+c.OverwriteCells.add_missing_cells = True  # a deleted test cell is put back, and still runs
+c.Autograde.autograde_preprocessors = [
+    Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
+    SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+]
+
+# Feedback: the hint of each failed hidden check, never its code.
+c.GenerateFeedback.preprocessors = [
+    GetGrades, HideHiddenTestDetails, ClearHiddenTests, CSSHTMLHeaderPreprocessor,
+]
+c.ClearHiddenTests.enforce_metadata = True
