@@ -209,8 +209,8 @@ def principle_figure(case=None, i=0):
     axes[0].plot(best, i, marker="x", color="black", ms=12, mew=3)
     note = ("target_probs[i].max() is the drafted token here, by chance" if best == info["token_id"]
             else f"x = target_probs[{i}].max() at column {best}: the target's favourite, not the question")
-    axes[0].text(0, k - 0.05, note, fontsize=9, va="top", color="black",
-                 bbox=dict(fc="white", ec="none", alpha=0.85))
+    axes[0].text(0.01, 0.03, note, transform=axes[0].transAxes, fontsize=9, va="bottom", color="black",
+                 bbox=dict(fc="white", ec="#999", alpha=0.9))
     fig.suptitle(f"Position i = {i}, draft_tokens[{i}] = {info['token_id']}.  {info['verdict']}",
                  fontsize=11, color="#1a7f37" if info["accept"] else "#b42318")
     return fig

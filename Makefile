@@ -1,0 +1,39 @@
+# Level 23 course: every command a student, instructor or grader needs.
+#   make demo   install, regenerate release/, autograde the example class, feedback, scores
+#   make test   install, then run every test
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+ASSIGNMENT := level23_speculative_decoding
+# nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+
+.PHONY: install notebooks release demo test lab grade clean
+
+$(VENV)/.installed: requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "Installing the pinned environment into $(VENV)/ (about a minute the first time)"
+	@$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | { grep -v "is ignored: it is neither" || true; }
+	@touch $@
+
+install: $(VENV)/.installed
+
+notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
+	$(PY) -m grading.build
+
+release: notebooks  ## release/ exactly as nbgrader generates it from source/
+	nbgrader generate_assignment $(ASSIGNMENT) --force
+
+demo: install
+	$(PY) -m grading.demo
+
+test: install
+	$(PY) -m pytest
+
+lab: install  ## JupyterLab on the student notebooks
+	jupyter lab --notebook-dir=release/$(ASSIGNMENT)
+
+clean:
+	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv reports

@@ -1,0 +1,69 @@
+"""The answer catalogue (answers/<notebook>/<name>.py) and the submissions built from it."""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from grading import ASSIGNMENT, ROOT
+
+ANSWERS = ROOT / "answers"
+
+
+@dataclass
+class Answer:
+    notebook: str         # e.g. "02_reject_and_break"
+    name: str             # the file's stem
+    code: str             # the whole answer cell
+    full_marks: bool      # "# expect: full"
+    must_lose: tuple      # grade ids that must lose points
+    why: str
+
+    @property
+    def student(self):
+        return f"{self.notebook[:2]}-{self.name}".replace("_", "-")
+
+
+def parse(path):
+    text = Path(path).read_text()
+    expect = re.search(r"^# expect: (.+)$", text, re.M)
+    why = re.search(r"^# why: (.+)$", text, re.M)
+    if not expect:
+        raise ValueError(f"{path}: the first lines need '# expect: full' or '# expect: lose <grade ids>'")
+    words = expect.group(1).split()
+    full = words == ["full"]
+    if not full and (words[:1] != ["lose"] or len(words) < 2):
+        raise ValueError(f"{path}: '# expect:' takes 'full' or 'lose <grade id> ...'")
+    return Answer(Path(path).parent.name, Path(path).stem, text, full, tuple(words[1:]),
+                  why.group(1) if why else "")
+
+
+def load(notebook=None):
+    """Every answer in the catalogue, sorted by notebook and name."""
+    pattern = f"{notebook}/*.py" if notebook else "*/*.py"
+    return [parse(p) for p in sorted(ANSWERS.glob(pattern))]
+
+
+def solution_cell(nb):
+    """The one code cell a student writes in (nbgrader solution cell)."""
+    cells = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    if len(cells) != 1:
+        raise ValueError(f"expected one solution cell, found {len(cells)}")
+    return cells[0]
+
+
+def fill(release_notebook, code):
+    """The release notebook with its answer cell replaced by ``code``."""
+    nb = nbformat.read(release_notebook, as_version=4)
+    solution_cell(nb).source = code
+    return nb
+
+
+def write_submission(submitted_dir, student, notebook, code, release_dir=None):
+    """Write ``code`` as ``student``'s answer in submitted/<student>/<assignment>/<notebook>.ipynb."""
+    release_dir = Path(release_dir or ROOT / "release" / ASSIGNMENT)
+    target = Path(submitted_dir) / student / ASSIGNMENT / f"{notebook}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(fill(release_dir / f"{notebook}.ipynb", code), target)
+    return target

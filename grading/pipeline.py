@@ -1,0 +1,60 @@
+"""Run the real nbgrader CLI on a course folder and read the gradebook back."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from grading import ASSIGNMENT, ROOT
+
+BIN = Path(sys.executable).parent
+
+
+def env():
+    """nbgrader runs `alembic` by name: the environment's bin/ goes first on PATH."""
+    e = dict(os.environ)
+    e["PATH"] = f"{BIN}{os.pathsep}{e.get('PATH', '')}"
+    e.pop("NBGRADER_EXECUTION", None)
+    return e
+
+
+def nbgrader(course, *args, check=True, timeout=1800):
+    """Run ``nbgrader <args>`` in ``course`` and return the finished process."""
+    proc = subprocess.run([str(BIN / "nbgrader"), *args], cwd=course, env=env(), text=True,
+                          capture_output=True, timeout=timeout)
+    if check and proc.returncode:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def make_course(target):
+    """A fresh course folder at ``target``: source/, the config and the grading package."""
+    target = Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(ROOT / "source", target / "source", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
+    shutil.copytree(ROOT / "grading", target / "grading", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "nbgrader_config.py", target)
+    return target
+
+
+def scores(course):
+    """{student: {notebook: {grade_id: (score, max_score)}}} from the course's gradebook."""
+    from nbgrader.api import Gradebook
+
+    out = {}
+    with Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
+        assignment = gb.find_assignment(ASSIGNMENT)
+        for submission in assignment.submissions:
+            student = out.setdefault(submission.student.id, {})
+            for nb in submission.notebooks:
+                student[nb.notebook.name] = {g.name: (g.score, g.max_score) for g in nb.grades}
+    return out
+
+
+def totals(table):
+    """{student: {notebook: (score, max)}} summed over the checks."""
+    return {s: {nb: (sum(v[0] for v in g.values()), sum(v[1] for v in g.values())) for nb, g in nbs.items()}
+            for s, nbs in table.items()}
