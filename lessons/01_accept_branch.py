@@ -209,7 +209,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible_m1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
-spec_checks.check(run, hint="The visible test could not check your result")
+spec_checks.check(run)
 assert run.calls == 0, "Position 0 triggered a random draw: check your comparison's direction (p >= q accepts, no draw)."
 assert run.tokens == [10], f"Expected [10], got {run.tokens}: check that you append token_id when p >= q."
 print("Visible test passed: [10], with no random draw.")

@@ -206,7 +206,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
-spec_checks.check(run, hint="The visible test could not check your result")
+spec_checks.check(run)
 assert 40 not in run.tokens, "The result contains 40: you used continue after a rejection; use break."
 assert run.tokens[:2] == [10, 20], (f"Got {run.tokens}: position 1 was rejected. Did position 0 use up a draw, "
                                     "or is a comparison reversed?")

@@ -181,6 +181,8 @@ def _first_problem(run):
         return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
     if run.rand_replaced:
         return "your code replaced torch.rand: draw with torch.rand(1).item() and leave torch.rand itself alone"
+    if run.error is not None and run.error.startswith("NotImplementedError"):
+        return "NotImplementedError: verify_draft is not written yet; replace the raise line with your code"
     if run.error is not None:
         return f"verify_draft raised {run.error}"
     if run.tokens is None:
@@ -192,7 +194,7 @@ def _first_problem(run):
 def check(run, expected_tokens=None, calls=None, hint=""):
     """Raise AssertionError with ``hint`` if the run is wrong; otherwise print a short pass line."""
     if run.problem is not None:
-        raise AssertionError(f"{hint} ({run.problem})" if hint else run.problem)
+        raise AssertionError(f"{run.problem}. {hint}" if hint else run.problem)
     if expected_tokens is not None and run.tokens != [_int(t) for t in expected_tokens]:
         raise AssertionError(f"{hint} (got {run.tokens}, expected {[_int(t) for t in expected_tokens]})")
     if calls is not None and run.calls != calls:

@@ -1,0 +1,97 @@
+"""The notebooks themselves: in sync with lessons/, clean, valid for nbgrader, and runnable."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from grading import ASSIGNMENT, NOTEBOOKS, build, pipeline  # noqa: E402
+
+SOURCE = ROOT / "source" / ASSIGNMENT
+RELEASE = ROOT / "release" / ASSIGNMENT
+
+
+def nbgrader_meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_lesson_and_source_notebook_are_in_sync(name):
+    assert (SOURCE / f"{name}.ipynb").read_text() == build.build(name), \
+        f"source/{ASSIGNMENT}/{name}.ipynb is stale: run `make notebooks` after editing lessons/{name}.py"
+
+
+@pytest.mark.parametrize("folder", [SOURCE, RELEASE], ids=["source", "release"])
+def test_notebooks_are_committed_without_outputs(folder):
+    for name in NOTEBOOKS:
+        nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+        dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+        assert not dirty, f"{folder.name}/{name}: cells {dirty} carry outputs"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_points_are_stated_and_add_up(name):
+    nb = nbformat.read(SOURCE / f"{name}.ipynb", as_version=4)
+    solutions = [c for c in nb.cells if nbgrader_meta(c).get("solution")]
+    tests = [c for c in nb.cells if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")]
+    assert solutions and tests
+    total = sum(nbgrader_meta(c)["points"] for c in tests)
+    stated = re.search(r"worth (\d+) points", nb.cells[0].source)
+    assert stated and int(stated.group(1)) == total, f"first cell should state the total, {total} points"
+
+
+def test_release_is_exactly_what_nbgrader_generates(tmp_path):
+    course = pipeline.make_course(tmp_path / "course")
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    fresh = course / "release" / ASSIGNMENT
+    mine = sorted(p.name for p in RELEASE.iterdir() if p.name != "__pycache__")
+    assert mine == sorted(p.name for p in fresh.iterdir())
+    for name in mine:
+        assert (RELEASE / name).read_bytes() == (fresh / name).read_bytes(), \
+            f"release/{ASSIGNMENT}/{name} differs from what nbgrader generates: run `make release`"
+
+
+def validate(tmp_path, folder, name):
+    work = tmp_path / folder.name
+    shutil.copytree(folder, work, dirs_exist_ok=True)
+    proc = subprocess.run([str(pipeline.BIN / "nbgrader"), "validate", f"{name}.ipynb"], cwd=work,
+                          env=pipeline.env(), text=True, capture_output=True, timeout=300)
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_passes_nbgrader_validate(tmp_path, name):
+    out = validate(tmp_path, SOURCE, name)
+    assert "Success! Your notebook passes all the tests." in out, out[-2000:]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_release_fails_nbgrader_validate_until_answered(tmp_path, name):
+    out = validate(tmp_path, RELEASE, name)
+    assert "Success!" not in out
+    assert "NotImplementedError" in out, out[-2000:]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, name):
+    work = tmp_path / "nb"
+    shutil.copytree(SOURCE, work)
+    nb = nbformat.read(work / f"{name}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}).execute()
+    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    figures = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+    widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert widgets, "the quizzes (and number line) should render as widgets"
+    if name.startswith("01"):
+        assert len(figures) == 2, "notebook 01 draws the principle picture twice (position 0, then the pitfall)"

@@ -1,0 +1,41 @@
+"""generate -> submit -> autograde -> feedback -> export, by the real nbgrader, on the example class."""
+
+import csv
+
+from grading import ASSIGNMENT, NOTEBOOKS, demo, pipeline
+
+# What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
+EXPECTED = {"ada": (15, 18), "ben": (15, 8), "cy": (12, 10), "dee": (4, 18)}
+
+
+def test_example_class_gets_the_expected_scores(graded_course):
+    totals = pipeline.totals(graded_course.table)
+    for student, want in EXPECTED.items():
+        got = tuple(totals[f"demo-{student}"][nb][0] for nb in NOTEBOOKS)
+        assert got == want, f"{student}: {got} != {want}"
+    assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 18)}
+
+
+def test_demo_class_has_a_right_and_a_typical_wrong_answer_per_notebook():
+    for k, nb in enumerate(NOTEBOOKS):
+        picks = {picks[k] for picks in demo.CLASS.values()}
+        assert any(p.startswith("correct") for p in picks) and any(not p.startswith("correct") for p in picks), nb
+
+
+def test_feedback_is_written_for_every_submission(graded_course):
+    for student in (f"demo-{s}" for s in EXPECTED):
+        for nb in NOTEBOOKS:
+            html = graded_course.feedback(student, nb)
+            assert "Score:" in html or "score" in html.lower()
+
+
+def test_export_writes_one_row_per_student_with_the_scores(graded_course):
+    rows = list(csv.DictReader((graded_course.root / "grades.csv").open()))
+    ada = [r for r in rows if r["student_id"] == "demo-ada"]
+    assert len(ada) == 1 and float(ada[0]["score"]) == 33.0 and float(ada[0]["max_score"]) == 33.0
+    assert {r["assignment"] for r in rows} == {ASSIGNMENT}
+
+
+def test_score_table_prints_every_student():
+    table = demo.score_table({"ada": {NOTEBOOKS[0]: (15.0, 15.0), NOTEBOOKS[1]: (18.0, 18.0)}})
+    assert "ada" in table and "33 / 33" in table
