@@ -13,7 +13,7 @@
 # tokens: the draft was over-confident, but the token may still be fine. Now you finish the
 # verification step, and then write the official problem, the whole `verify_draft`.
 #
-# **This notebook is worth 18 points**: 3 for the visible test under your answer, and 15 for
+# **This notebook is worth 19 points**: 3 for the visible test under your answer, and 16 for
 # hidden checks that run when your work is graded.
 #
 # Run the cells from top to bottom, play with the number line, fill in the cell marked
@@ -228,7 +228,7 @@ show_replay(verify_draft)
 # ## Hidden checks
 #
 # The cells below look empty here. When your notebook is graded they check, one behaviour each
-# (1 point each): one draw per `p < q` position, in order; no draw after a rejection; a single
+# (1 point each): one draw per `p < q` position, in order; reading row `i` at column `token_id`; no draw after a rejection; a single
 # value per draw; `r == p/q` rejects; `p == 0` rejects; `break`, not `continue`; a successful
 # coin appends; an all-accepted draft; `q == 0`; an empty draft; a `torch.LongTensor` of tokens;
 # unchanged inputs; a draft that is not the visible one; and, with the real `torch.rand` under a
@@ -240,6 +240,15 @@ show_replay(verify_draft)
 import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
 run = T.run_verify(verify_draft, T.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
 T.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in position order, and never for p >= q")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: position i reads row i, at column token_id.
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+case = T.Case([(12, 0.6, 0.3), (25, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
+run = T.run_verify(verify_draft, case, draws=[0.9])
+T.check(run, [12], 1, hint="Read p and q at [i, token_id]: row i for position i, and the drafted token's column (not the row's max())")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -296,8 +305,8 @@ T.check(run, [4], 1, hint="When r < p/q the token is accepted: append token_id (
 # Hidden check: an all-accepted draft draws only where p < q.
 ### BEGIN HIDDEN TESTS
 import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
-T.check(run, [4, 9, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions")
+run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
+T.check(run, [4, 9, 6, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions (p == q needs none)")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

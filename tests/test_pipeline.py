@@ -5,7 +5,7 @@ import csv
 from grading import ASSIGNMENT, NOTEBOOKS, demo, pipeline
 
 # What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
-EXPECTED = {"ada": (15, 18), "ben": (15, 8), "cy": (12, 10), "dee": (4, 18)}
+EXPECTED = {"ada": (15, 19), "ben": (15, 8), "cy": (12, 10), "dee": (4, 19)}
 
 
 def test_example_class_gets_the_expected_scores(graded_course):
@@ -13,7 +13,7 @@ def test_example_class_gets_the_expected_scores(graded_course):
     for student, want in EXPECTED.items():
         got = tuple(totals[f"demo-{student}"][nb][0] for nb in NOTEBOOKS)
         assert got == want, f"{student}: {got} != {want}"
-    assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 18)}
+    assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 19)}
 
 
 def test_demo_class_has_a_right_and_a_typical_wrong_answer_per_notebook():
@@ -32,7 +32,7 @@ def test_feedback_is_written_for_every_submission(graded_course):
 def test_export_writes_one_row_per_student_with_the_scores(graded_course):
     rows = list(csv.DictReader((graded_course.root / "grades.csv").open()))
     ada = [r for r in rows if r["student_id"] == "demo-ada"]
-    assert len(ada) == 1 and float(ada[0]["score"]) == 33.0 and float(ada[0]["max_score"]) == 33.0
+    assert len(ada) == 1 and float(ada[0]["score"]) == 34.0 and float(ada[0]["max_score"]) == 34.0
     assert {r["assignment"] for r in rows} == {ASSIGNMENT}
 
 

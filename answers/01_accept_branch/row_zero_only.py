@@ -1,0 +1,13 @@
+# expect: lose hidden_rows_aligned hidden_long_tensor
+# why: reads row 0 for every position.
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[0, token_id].item()
+        q = draft_probs[0, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        break
+    return accepted_tokens

@@ -1,0 +1,19 @@
+# expect: lose test_visible hidden_draw_order
+# why: draws with numpy, which the tests do not count.
+import numpy as np
+
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        r = float(np.random.rand())
+        if r < p / q:
+            accepted_tokens.append(token_id)
+        else:
+            break
+    return accepted_tokens

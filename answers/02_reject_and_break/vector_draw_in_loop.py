@@ -1,0 +1,17 @@
+# expect: lose hidden_single_value_draws
+# why: draws a K-vector at each p < q position and reads element i.
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        r = torch.rand(len(draft_tokens))[i].item()
+        if r < p / q:
+            accepted_tokens.append(token_id)
+        else:
+            break
+    return accepted_tokens
