@@ -1,0 +1,239 @@
+"""Test helpers for the Level 23 notebooks: scripted draws and one checked call.
+
+The visible tests use these helpers, and so do the hidden ones, so read them
+freely: they hold no answers. Every case lives in the notebooks.
+
+    case = Case([(10, 0.8, 0.5), (20, 0.4, 0.5)])    # (token_id, p, q) per position
+    run = run_verify(verify_draft, case, draws=[0.5])
+    run.tokens    # the result as a list of ints (None if it was not a list of ids)
+    run.calls     # how many times torch.rand was called
+    run.problem   # None, or one sentence that says what went wrong
+
+``run_verify`` replaces ``torch.rand`` for the length of one call with a
+function that hands out the scripted draws in order and records each call.
+It never raises inside your code, so a broad ``try/except`` there cannot hide
+a wrong draw: the record is read after the call returns.
+
+The checks are built from Python literals, not from names such as ``list`` or
+``len``, so code that rebinds builtins does not change what they see.
+"""
+
+import builtins
+import math
+import random
+
+import torch
+
+_type = (0).__class__.__class__   # type
+_list = [].__class__              # list
+_int = (0).__class__              # int
+_OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+
+
+_BUILTIN_FUNCTION = _type([].append)
+_NAMES_USED_HERE = ("tuple", "float", "any", "all", "zip", "enumerate", "repr", "TypeError",
+                    "AssertionError", "BaseException")
+
+
+def _rebound_builtins():
+    """Names of builtins this module uses that no longer hold Python's own objects."""
+    table = builtins.__dict__
+    bad = []
+    for name in _NAMES_USED_HERE:
+        obj = table.get(name)
+        genuine = _type(obj) is _BUILTIN_FUNCTION or (_type(obj) is _type and obj.__module__ == "builtins")
+        if not genuine:
+            bad.append(name)
+    return bad
+
+
+def _count(items):
+    return items.__len__()
+
+
+class Case:
+    """One test input: K draft positions over a vocabulary of ``vocab`` tokens.
+
+    ``positions`` is a list of ``(token_id, p, q)``. The other columns of each
+    row share the remaining probability evenly. ``decoys`` is a list of
+    ``(row, column, value)``: a value put at that place in ``target_probs``
+    (and half of it in ``draft_probs``), a trap for code that reads the wrong
+    row or the row's maximum. ``tokens_as="tensor"`` passes the token ids as a
+    ``torch.LongTensor`` instead of a list.
+    """
+
+    def __init__(self, positions, vocab=41, decoys=(), tokens_as="list"):
+        self.positions = [tuple(pos) for pos in positions]
+        k = _count(self.positions)
+        self.target_probs = torch.zeros(k, vocab, dtype=torch.float32)
+        self.draft_probs = torch.zeros(k, vocab, dtype=torch.float32)
+        for i, (token_id, p, q) in enumerate(self.positions):
+            for probs, value in ((self.target_probs, p), (self.draft_probs, q)):
+                probs[i] = (1.0 - value) / (vocab - 1)
+                probs[i, token_id] = value
+        for row, column, value in decoys:
+            self.target_probs[row, column] = value
+            self.draft_probs[row, column] = value / 2
+        ids = [token_id for token_id, _, _ in self.positions]
+        self.draft_tokens = torch.tensor(ids, dtype=torch.long) if tokens_as == "tensor" else ids
+
+    def p_over_q(self, i):
+        """p/q at position i, read the way the lesson reads it."""
+        token_id = self.positions[i][0]
+        return self.target_probs[i, token_id].item() / self.draft_probs[i, token_id].item()
+
+
+class ScriptedRand:
+    """A stand-in for ``torch.rand``: scripted draws as shape-[1] tensors, every call recorded."""
+
+    def __init__(self, draws):
+        self.draws = [float(d) for d in draws]
+        self.shapes = []  # the shape each call asked for, in order
+
+    def __call__(self, *size, **kwargs):
+        shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
+        try:
+            shape = tuple(_int(n) for n in shape)
+        except TypeError:
+            shape = ("?",)
+        self.shapes.append(shape)
+        index = _count(self.shapes) - 1
+        value = self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
+        if shape == (1,) or "?" in shape or any(n < 1 for n in shape):
+            return torch.tensor([value], dtype=torch.float64)
+        return torch.full(shape, value, dtype=torch.float64)
+
+    @property
+    def calls(self):
+        return _count(self.shapes)
+
+
+class Run:
+    """What one call of ``verify_draft`` did."""
+
+    result = tokens = error = problem = None
+    calls = 0
+    draws_used = bad_shapes = ()
+    inputs_changed = rand_replaced = False
+    rebound = ()
+
+    def __repr__(self):
+        return f"Run(tokens={self.tokens!r}, calls={self.calls}, problem={self.problem!r})"
+
+
+def _as_tokens(result):
+    """The result as a list of Python ints, or None when it is not a plain list of ids."""
+    if _type(result) is not _list:
+        return None
+    tokens = []
+    for item in result:
+        if _type(item) is _int:
+            tokens.append(item)
+        elif torch.is_tensor(item) and item.numel() == 1 and not item.is_floating_point():
+            tokens.append(_int(item.item()))
+        else:
+            return None
+    return tokens
+
+
+def _snapshot(case):
+    tokens = case.draft_tokens
+    return (case.draft_probs.clone(), case.target_probs.clone(),
+            tokens.clone() if torch.is_tensor(tokens) else _list(tokens))
+
+
+def _same(a, b):
+    if torch.is_tensor(a):
+        return torch.is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
+    return _type(b) is _list and a == b
+
+
+def run_verify(verify_draft, case, draws=()):
+    """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``."""
+    run = Run()
+    before = _snapshot(case)
+    fake = ScriptedRand(draws)
+    real = torch.rand
+    torch.rand = fake
+    try:
+        if torch.rand is not fake:
+            run.rand_replaced = True
+        else:
+            run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+    except BaseException as exc:  # the student's error is what we report
+        run.error = f"{_type(exc).__name__}: {exc}"
+    finally:
+        run.rand_replaced = run.rand_replaced or torch.rand is not fake
+        torch.rand = real
+    run.calls = fake.calls
+    run.draws_used = fake.draws[: fake.calls]
+    run.bad_shapes = [s for s in fake.shapes if s != (1,)]
+    run.tokens = _as_tokens(run.result)
+    after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
+    run.rebound = _rebound_builtins()
+    run.problem = _first_problem(run)
+    return run
+
+
+def _first_problem(run):
+    if run.rebound:
+        return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
+    if run.rand_replaced:
+        return "your code replaced torch.rand: draw with torch.rand(1).item() and leave torch.rand itself alone"
+    if run.error is not None and run.error.startswith("NotImplementedError"):
+        return "NotImplementedError: verify_draft is not written yet; replace the raise line with your code"
+    if run.error is not None:
+        return f"verify_draft raised {run.error}"
+    if run.tokens is None:
+        return ("verify_draft should return a plain Python list of token ids, "
+                f"but it returned a {_type(run.result).__name__}: {repr(run.result)[:80]}")
+    return None
+
+
+def check(run, expected_tokens=None, calls=None, hint=""):
+    """Raise AssertionError with ``hint`` if the run is wrong; otherwise print a short pass line."""
+    if run.problem is not None:
+        raise AssertionError(f"{run.problem}. {hint}" if hint else run.problem)
+    if expected_tokens is not None and run.tokens != [_int(t) for t in expected_tokens]:
+        raise AssertionError(f"{hint} (got {run.tokens}, expected {[_int(t) for t in expected_tokens]})")
+    if calls is not None and run.calls != calls:
+        raise AssertionError(f"{hint} (torch.rand was called {run.calls} time(s), expected {calls})")
+
+
+def sample_runs(verify_draft, case, trials, seed):
+    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
+
+    Returns (fraction of runs that accepted position 0, mean accepted length).
+    The same seed gives the same draws, so the same code gets the same grade.
+    """
+    state, py_state = torch.get_rng_state(), random.getstate()
+    real = torch.rand
+    torch.manual_seed(seed)
+    random.seed(seed)  # code that (wrongly) uses random.random still gets the same grade every run
+    first, total = 0, 0
+    try:
+        for _ in range(trials):
+            tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
+            if tokens is None:
+                raise AssertionError("verify_draft should return a plain Python list of token ids")
+            first += 1 if tokens[:1] == [case.positions[0][0]] else 0
+            total += _count(tokens)
+    finally:
+        torch.rand = real
+        torch.set_rng_state(state)
+        random.setstate(py_state)
+    return first / trials, total / trials
+
+
+def expected_length(case):
+    """The exact expected number of accepted tokens for ``case``."""
+    expected, survive = 0.0, 1.0
+    for i, (_, p, q) in enumerate(case.positions):
+        survive *= 1.0 if p >= q else case.p_over_q(i)
+        expected += survive
+    return expected
+
+
+def close(a, b, tol):
+    return math.isfinite(a) and abs(a - b) <= tol

@@ -1,0 +1,461 @@
+"""Widgets and pictures for the Level 23 notebooks.
+
+Every widget is a thin shell over a plain function, so the logic is tested
+with pytest and no display:
+
+    grade_choice(quiz_id, index) -> Feedback   # the quizzes
+    acceptance(p, q, r)          -> Verdict    # the number line
+    replay_rows(case, draws)     -> list[Row]  # the position-by-position replay
+
+and a notebook cell calls one of ``quiz``, ``show_principle``, ``number_line``
+or ``show_replay`` in one line. Nothing here waits for a person, so the
+notebooks run unattended under nbgrader (which sets NBGRADER_EXECUTION).
+"""
+
+import html
+import os
+import sys
+from dataclasses import dataclass
+
+import torch
+
+from spec_checks import Case, ScriptedRand
+
+AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+
+# The visible test case of both missions: (token_id, p, q) for positions 0..3.
+VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]
+VISIBLE_DRAWS = [0.5, 0.9]
+
+
+def visible_case():
+    """The tensors of the visible test: draft_tokens [10, 20, 30, 40], vocab 41."""
+    return Case(VISIBLE_POSITIONS, vocab=41)
+
+
+# --------------------------------------------------------------------------- quizzes
+
+QUIZZES = {
+    "m1_guess": dict(
+        question="Position 0 drafted token 10, with p = 0.8 and q = 0.5. What should TODO 1 do?",
+        options=[
+            "Append 10 to accepted_tokens directly",
+            "Call torch.rand first, then decide",
+            "break at once",
+        ],
+        answer=0,
+        why=[
+            "Right: p >= q, so the acceptance probability min(1, p/q) is 1. Token 10 is accepted "
+            "and no random number is spent.",
+            "Not quite: a draw only matters when the acceptance probability is below 1. Here "
+            "min(1, 0.8/0.5) = 1, so drawing would waste a random number (and the tests count "
+            "them). Append 10 directly.",
+            "Not quite: break means 'reject and stop', but nothing was rejected. The target gives "
+            "token 10 more probability (0.8) than the draft did (0.5), so it is accepted: append 10.",
+        ],
+    ),
+    "m1_check": dict(
+        question="Why do we read probabilities with [i, token_id]?",
+        options=[
+            "To transpose the [K, V] matrix",
+            "To fetch the whole vocabulary at once",
+            "To align both the draft position and the token actually drafted there",
+        ],
+        answer=2,
+        why=[
+            "Not quite: indexing never transposes. [i, token_id] picks one number: row i "
+            "(the position), column token_id (the drafted token). That alignment is the point.",
+            "Not quite: [i] alone would give the whole row (every token of the vocabulary). Adding "
+            "token_id picks the single probability of the token the draft actually chose.",
+            "Right: row i is the draft position, column token_id is the token drafted there, so "
+            "p and q are the two models' probabilities of the same token at the same place.",
+        ],
+    ),
+    "m2_guess": dict(
+        question="Positions 0 and 1 were accepted. Position 2 has p = 0.1, q = 0.9 and the draw is "
+                 "r = 0.9. What does the function finally do?",
+        options=[
+            "Reject position 2 and stop, returning the first two tokens",
+            "Skip position 2 and go on to verify position 3",
+            "Accept position 2 because r is large",
+        ],
+        answer=0,
+        why=[
+            "Right: p/q = 0.1/0.9 is about 0.11, and r = 0.9 is not below it, so position 2 is "
+            "rejected and the loop breaks. The result is [10, 20].",
+            "Not quite: that is what continue would do. Token 40 was drafted on top of token 30; once "
+            "30 is rejected, 40's context is gone. Reject position 2 and stop: [10, 20].",
+            "Not quite: a draw accepts only when r < p/q. A large r lands outside [0, 0.11), so it "
+            "rejects. Position 2 is rejected and the loop stops: [10, 20].",
+        ],
+    ),
+    "m2_check": dict(
+        question="Why break rather than continue after a rejection?",
+        options=[
+            "Later drafts depend on the prefix with this token accepted, and rejecting changes that context",
+            "Because Python lists can't keep looping",
+            "Because continue deletes target_probs",
+        ],
+        answer=0,
+        why=[
+            "Right: the draft model wrote each token after the ones before it. Reject one and every "
+            "later draft token was written for a prefix that no longer exists.",
+            "Not quite: Python loops over lists happily. The reason is about the model: later drafts "
+            "were built on the prefix that included the rejected token.",
+            "Not quite: continue only skips to the next loop step; it deletes nothing. The reason is "
+            "that later drafts depend on the rejected token being in the prefix.",
+        ],
+    ),
+}
+
+
+@dataclass
+class Feedback:
+    correct: bool
+    text: str
+
+
+def grade_choice(quiz_id, index):
+    """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
+    quiz = QUIZZES[quiz_id]
+    if index is None:
+        return Feedback(False, "Pick an answer: you can change it at any time.")
+    correct = index == quiz["answer"]
+    return Feedback(correct, quiz["why"][index])
+
+
+def quiz(quiz_id):
+    """A multiple-choice quiz: no option preselected, feedback on every choice."""
+    import ipywidgets as widgets
+
+    spec = QUIZZES[quiz_id]
+    letters = "abcdefgh"
+    labels = [f"({letters[k]}) {text}" for k, text in enumerate(spec["options"])]
+    choice = widgets.RadioButtons(options=labels, value=None, layout=widgets.Layout(width="auto"))
+    verdict = widgets.HTML(_feedback_html(grade_choice(quiz_id, None), pending=True))
+
+    def on_change(change):
+        index = labels.index(change["new"]) if change["new"] is not None else None
+        verdict.value = _feedback_html(grade_choice(quiz_id, index), pending=index is None)
+
+    choice.observe(on_change, names="value")
+    box = widgets.VBox([widgets.HTML(f"<b>{html.escape(spec['question'])}</b>"), choice, verdict])
+    box.add_class("spec-quiz")
+    box.add_class(f"spec-quiz-{quiz_id}")
+    return box
+
+
+def _feedback_html(feedback, pending=False):
+    if pending:
+        return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
+    mark, colour = ("✔ Correct", "#1a7f37") if feedback.correct else ("✘ Not this one", "#b42318")
+    return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
+            f"<b style='color:{colour}'>{mark}.</b> {html.escape(feedback.text)}</div>")
+
+
+# --------------------------------------------------------------------------- principle picture
+
+def lesson_case():
+    """The visible test's tensors, with one change for the picture: at position 1 the target
+    likes token 7 (0.45) more than the drafted token 20 (0.4), so the row's maximum and the
+    drafted token differ there."""
+    case = visible_case()
+    row = case.target_probs[1]
+    row[:] = (1.0 - 0.4 - 0.45) / 39
+    row[20], row[7] = 0.4, 0.45
+    return case
+
+
+def principle_summary(case, i):
+    """Everything the principle picture says about position ``i``, as plain values."""
+    token_id = int(case.draft_tokens[i])
+    p = case.target_probs[i, token_id].item()
+    q = case.draft_probs[i, token_id].item()
+    best = int(case.target_probs[i].argmax())
+    if p >= q:
+        verdict = f"p = {p:.2f} >= q = {q:.2f}: acceptance probability 1, append {token_id} (no draw)"
+    else:
+        verdict = f"p = {p:.2f} < q = {q:.2f}: not accepted for sure; Mission 2 flips a coin here"
+    return dict(i=i, token_id=token_id, p=p, q=q, accept=p >= q, verdict=verdict,
+                max_column=best, max_value=case.target_probs[i, best].item())
+
+
+def principle_figure(case=None, i=0):
+    """The two [K, V] matrices side by side, row i and column token_id highlighted."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    case = case or lesson_case()
+    info = principle_summary(case, i)
+    k, v = case.target_probs.shape
+    fig, axes = plt.subplots(1, 2, figsize=(13, 3.6), constrained_layout=True)
+    panels = [(axes[0], case.target_probs, "target_probs  [K, V]", "p"),
+              (axes[1], case.draft_probs, "draft_probs  [K, V]", "q")]
+    for ax, probs, title, name in panels:
+        ax.imshow(probs.numpy(), aspect="auto", cmap="Blues", vmin=0, vmax=1)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("column = token_id (vocabulary)")
+        ax.set_ylabel("row = draft position i")
+        ax.set_yticks(range(k))
+        ax.set_xticks([0, 10, 20, 30, 40] if v > 40 else range(0, v, max(1, v // 8)))
+        ax.add_patch(Rectangle((-0.5, i - 0.5), v, 1, fill=False, ec="#f59e0b", lw=2.5))
+        ax.add_patch(Rectangle((info["token_id"] - 0.5, -0.5), 1, k, fill=False, ec="#f59e0b", lw=1.5, ls="--"))
+        value = info[name]
+        ax.add_patch(Rectangle((info["token_id"] - 0.5, i - 0.5), 1, 1, fill=False, ec="#dc2626", lw=3))
+        ax.annotate(f"{name} = {value:.2f}", (info["token_id"], i), xytext=(info["token_id"] + 3, i + 0.35),
+                    color="#dc2626", fontsize=11, fontweight="bold",
+                    arrowprops=dict(arrowstyle="->", color="#dc2626"))
+    best = info["max_column"]
+    axes[0].plot(best, i, marker="x", color="black", ms=12, mew=3)
+    note = ("target_probs[i].max() is the drafted token here, by chance" if best == info["token_id"]
+            else f"x = target_probs[{i}].max() at column {best}: the target's favourite, not the question")
+    axes[0].text(0.01, 0.03, note, transform=axes[0].transAxes, fontsize=9, va="bottom", color="black",
+                 bbox=dict(fc="white", ec="#999", alpha=0.9))
+    fig.suptitle(f"Position i = {i}, draft_tokens[{i}] = {info['token_id']}.  {info['verdict']}",
+                 fontsize=11, color="#1a7f37" if info["accept"] else "#b42318")
+    return fig
+
+
+def show_principle(i=0):
+    """Draw the principle picture for position ``i`` of the lesson example."""
+    import matplotlib.pyplot as plt
+
+    fig = principle_figure(lesson_case(), i)
+    plt.show()
+    return principle_summary(lesson_case(), i)["verdict"]
+
+
+LEGEND = [
+    ("draft_probs", "[K, V] float tensor: the draft model's probabilities, row i = position i"),
+    ("target_probs", "[K, V] float tensor: the target model's probabilities, same layout"),
+    ("draft_tokens", "K token ids the draft proposed (a Python list in the visible test)"),
+    ("p, q", "Python floats: target_probs[i, token_id].item() and draft_probs[i, token_id].item()"),
+    ("accepted_tokens", "the Python list you return: accepted ids, in draft order"),
+]
+
+
+def legend():
+    """The legend of objects, as an HTML table."""
+    from IPython.display import HTML
+
+    rows = "".join(f"<tr><td><code>{html.escape(a)}</code></td><td>{html.escape(b)}</td></tr>" for a, b in LEGEND)
+    return HTML(f"<table class='spec-legend'><tr><th>object</th><th>what it is</th></tr>{rows}</table>")
+
+
+# --------------------------------------------------------------------------- number line
+
+@dataclass
+class Verdict:
+    p: float
+    q: float
+    r: float
+    ratio: float       # p / q (inf when q == 0)
+    threshold: float   # min(1, p/q): the shaded interval is [0, threshold)
+    needs_draw: bool   # only p < q draws a random number
+    accepted: bool
+    text: str
+
+
+def acceptance(p, q, r):
+    """What the verification step does with p, q and a draw r in [0, 1)."""
+    p, q, r = float(p), float(q), float(r)
+    ratio = p / q if q > 0 else float("inf")
+    threshold = min(1.0, ratio)
+    needs_draw = p < q
+    if not needs_draw:
+        return Verdict(p, q, r, ratio, threshold, False, True,
+                       "p >= q: accept, no draw needed (acceptance probability 1)")
+    accepted = r < ratio
+    if accepted:
+        text = f"r = {r:.2f} < p/q = {ratio:.2f}: accept and continue"
+    else:
+        text = f"r = {r:.2f} >= p/q = {ratio:.2f}: reject and stop (break)"
+    return Verdict(p, q, r, ratio, threshold, True, accepted, text)
+
+
+PRESETS = {
+    "Position 1: p/q = 0.8, r = 0.5": (0.4, 0.5, 0.5),
+    "Position 2: p/q ≈ 0.11, r = 0.9": (0.1, 0.9, 0.9),
+}
+
+
+def number_line_svg(verdict, width=560):
+    """The number line [0, 1] as SVG: [0, min(1, p/q)) shaded, r marked, the verdict below."""
+    pad, y = 30, 40
+    span = width - 2 * pad
+    x_of = lambda t: pad + span * t  # noqa: E731
+    colour = "#1a7f37" if verdict.accepted else "#b42318"
+    r_mark = ""
+    if verdict.needs_draw:
+        r_mark = (f"<line class='r-mark' x1='{x_of(verdict.r):.1f}' y1='{y - 22}' x2='{x_of(verdict.r):.1f}' "
+                  f"y2='{y + 12}' stroke='{colour}' stroke-width='3'/>"
+                  f"<text x='{x_of(verdict.r):.1f}' y='{y - 26}' text-anchor='middle' fill='{colour}' "
+                  f"font-weight='bold'>r = {verdict.r:.2f}</text>")
+    ticks = "".join(f"<line x1='{x_of(t / 10):.1f}' y1='{y - 4}' x2='{x_of(t / 10):.1f}' y2='{y + 4}' stroke='#555'/>"
+                    for t in range(11))
+    label = "p/q" if verdict.ratio < 1 else "min(1, p/q) = 1"
+    return (
+        f"<svg class='spec-number-line' width='{width}' height='96' xmlns='http://www.w3.org/2000/svg' "
+        f"font-family='sans-serif' font-size='13'>"
+        f"<rect class='accept-zone' x='{pad}' y='{y - 10}' width='{span * verdict.threshold:.1f}' height='20' "
+        f"fill='#86efac' opacity='0.8'/>"
+        f"<line x1='{pad}' y1='{y}' x2='{pad + span}' y2='{y}' stroke='#333' stroke-width='2'/>{ticks}"
+        f"<text x='{pad}' y='{y + 26}' text-anchor='middle'>0</text>"
+        f"<text x='{pad + span}' y='{y + 26}' text-anchor='middle'>1</text>"
+        f"<text x='{x_of(verdict.threshold):.1f}' y='{y + 26}' text-anchor='middle' fill='#166534'>"
+        f"{label} = {min(verdict.ratio, 1.0):.2f}</text>{r_mark}"
+        f"<text class='verdict' x='{pad}' y='{y + 50}' fill='{colour}' font-weight='bold'>"
+        f"{html.escape(verdict.text)}</text></svg>"
+    )
+
+
+class NumberLine:
+    """Sliders for p, q and r, two presets, and the number line they drive.
+
+    Moving a slider only rewrites one SVG string; nothing is rebuilt.
+    """
+
+    def __init__(self, p=0.4, q=0.5, r=0.5):
+        import ipywidgets as widgets
+
+        slider = lambda name, value: widgets.FloatSlider(  # noqa: E731
+            value=value, min=0.0, max=1.0 if name != "r" else 0.999, step=0.01, description=name,
+            continuous_update=True, readout_format=".2f")
+        self.p, self.q, self.r = slider("p", p), slider("q", q), slider("r", r)
+        self.buttons = [widgets.Button(description=name, layout=widgets.Layout(width="auto"))
+                        for name in PRESETS]
+        for button in self.buttons:
+            button.on_click(lambda b: self.preset(b.description))
+        self.picture = widgets.HTML()
+        for s in (self.p, self.q, self.r):
+            s.observe(self.redraw, names="value")
+        self.widget = widgets.VBox([widgets.HBox(self.buttons), self.p, self.q, self.r, self.picture])
+        self.widget.add_class("spec-number-line-widget")
+        self.redraw()
+
+    @property
+    def verdict(self):
+        return acceptance(self.p.value, self.q.value, self.r.value)
+
+    def preset(self, name):
+        p, q, r = PRESETS[name]
+        self.p.value, self.q.value, self.r.value = p, q, r
+        self.redraw()
+
+    def redraw(self, _change=None):
+        self.picture.value = number_line_svg(self.verdict)
+
+
+def number_line(p=0.4, q=0.5, r=0.5):
+    """The interactive number line (starts at visible-test position 1)."""
+    return NumberLine(p, q, r).widget
+
+
+# --------------------------------------------------------------------------- replay
+
+@dataclass
+class Row:
+    position: int
+    token_id: int
+    p: float
+    q: float
+    ratio: float
+    draw: str
+    verdict: str
+
+
+def replay_rows(case=None, draws=VISIBLE_DRAWS):
+    """The reference verification of ``case``, position by position, with scripted draws."""
+    case = case or visible_case()
+    rows, draws, stopped = [], list(draws), False
+    for i, (token_id, _, _) in enumerate(case.positions):
+        p = case.target_probs[i, token_id].item()
+        q = case.draft_probs[i, token_id].item()
+        ratio = p / q if q > 0 else float("inf")
+        if stopped:
+            rows.append(Row(i, token_id, p, q, ratio, "-", "never verified"))
+            continue
+        if p >= q:
+            rows.append(Row(i, token_id, p, q, ratio, "no draw", "accept"))
+            continue
+        r = draws.pop(0) if draws else None
+        if r is not None and r < ratio:
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}", "accept, continue"))
+        else:
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}" if r is not None else "none left",
+                            "reject, break"))
+            stopped = True
+    return rows
+
+
+class _PositionTrackingRand(ScriptedRand):
+    """Scripted draws that also note the caller's loop variable ``i`` (the draft position)."""
+
+    def __call__(self, *size, **kwargs):
+        caller = sys._getframe(1).f_locals
+        self.positions = getattr(self, "positions", [])
+        self.positions.append(caller.get("i", "?"))
+        return super().__call__(*size, **kwargs)
+
+
+def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
+    """Run ``verify_draft`` with scripted draws; say which position used each draw."""
+    case = case or visible_case()
+    fake = _PositionTrackingRand(draws)
+    real = torch.rand
+    torch.rand = fake
+    try:
+        result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+        error = None
+    except Exception as exc:  # shown to the student, not raised
+        result, error = None, f"{type(exc).__name__}: {exc}"
+    finally:
+        torch.rand = real
+    expected = [row.position for row in replay_rows(case, draws) if row.draw not in ("no draw", "-")]
+    return dict(result=result, error=error, calls=fake.calls,
+                positions=getattr(fake, "positions", []), expected_positions=expected)
+
+
+def trace_messages(trace, expected_result=(10, 20)):
+    """Plain-language differences between a student's draws and the expected ones."""
+    notes = []
+    if trace["error"]:
+        notes.append(f"verify_draft raised {trace['error']}")
+    mine, want = trace["positions"], trace["expected_positions"]
+    for n in range(max(len(mine), len(want))):
+        got = mine[n] if n < len(mine) else None
+        exp = want[n] if n < len(want) else None
+        if got == exp:
+            continue
+        if got is None:
+            notes.append(f"draw {n + 1} never happened: expected one at position {exp}")
+        elif exp is None:
+            notes.append(f"draw {n + 1} (at position {got}) is extra: expected only {len(want)} draw(s)")
+        else:
+            notes.append(f"draw {n + 1} happened at position {got}, expected at position {exp}")
+    if not trace["error"] and list(trace["result"] or []) != list(expected_result):
+        notes.append(f"result {trace['result']} differs from the expected {list(expected_result)}")
+    return notes or ["Your draws match the expected ones, in number and order."]
+
+
+def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
+    rows = replay_rows(case, draws)
+    body = "".join(
+        f"<tr class='{'skipped' if r.verdict == 'never verified' else ''}'><td>{r.position}</td><td>{r.token_id}</td>"
+        f"<td>{r.p:.2f}</td><td>{r.q:.2f}</td><td>{'>= 1' if r.ratio >= 1 else f'{r.ratio:.2f}'}</td>"
+        f"<td>{r.draw}</td><td>{r.verdict}</td></tr>" for r in rows)
+    table = ("<table class='spec-replay'><tr><th>position</th><th>token</th><th>p</th><th>q</th>"
+             f"<th>p/q</th><th>r</th><th>verdict</th></tr>{body}</table>")
+    if verify_draft is None:
+        return table
+    trace = student_trace(verify_draft, case, draws)
+    items = "".join(f"<li>{html.escape(m)}</li>" for m in trace_messages(trace))
+    return (table + f"<p><b>Your verify_draft</b> returned <code>{html.escape(repr(trace['result']))}</code> "
+            f"with {trace['calls']} draw(s), at positions {trace['positions']}.</p><ul class='spec-trace'>{items}</ul>")
+
+
+def show_replay(verify_draft=None):
+    """Display the replay of the visible test (and of ``verify_draft``, if given)."""
+    from IPython.display import HTML, display
+
+    display(HTML(replay_html(verify_draft)))

@@ -1,0 +1,157 @@
+"""The widgets' logic, tested as plain functions and as headless ipywidgets (no display)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "source" / "level23_speculative_decoding"))
+
+import spec_widgets as sw  # noqa: E402
+
+
+def reference(draft_probs, target_probs, draft_tokens):
+    import torch
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        if torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+        else:
+            break
+    return accepted_tokens
+
+
+def draws_everywhere(draft_probs, target_probs, draft_tokens):
+    import torch
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+        r = torch.rand(1).item()
+        if p >= q or r < p / q:
+            accepted_tokens.append(token_id)
+        else:
+            break
+    return accepted_tokens
+
+
+# ---------------------------------------------------------------- quizzes
+
+@pytest.mark.parametrize("quiz_id", sorted(sw.QUIZZES))
+def test_every_option_gets_a_verdict_and_only_the_answer_is_right(quiz_id):
+    quiz = sw.QUIZZES[quiz_id]
+    verdicts = [sw.grade_choice(quiz_id, k) for k in range(len(quiz["options"]))]
+    assert [v.correct for v in verdicts].count(True) == 1
+    assert verdicts[quiz["answer"]].correct
+    for k, v in enumerate(verdicts):
+        assert v.text.startswith("Right" if k == quiz["answer"] else "Not quite")
+
+
+def test_no_choice_yet_is_not_graded():
+    fb = sw.grade_choice("m1_guess", None)
+    assert not fb.correct and "Pick an answer" in fb.text
+
+
+def test_quiz_widget_starts_unselected_and_updates_on_every_change():
+    box = sw.quiz("m1_guess")
+    _, choice, verdict = box.children
+    assert choice.value is None and choice.index is None
+    assert "Pick an answer" in verdict.value
+    choice.index = 1
+    assert "Not this one" in verdict.value and "min(1, 0.8/0.5) = 1" in verdict.value
+    choice.index = 0  # the student can change their mind
+    assert "Correct" in verdict.value
+
+
+# ---------------------------------------------------------------- number line
+
+@pytest.mark.parametrize("p,q,r,draw,accepted", [
+    (0.8, 0.5, 0.99, False, True),    # p >= q: no draw, accept
+    (0.5, 0.5, 0.99, False, True),    # p == q too
+    (0.3, 0.0, 0.5, False, True),     # q == 0 never divides
+    (0.4, 0.5, 0.5, True, True),      # position 1: r = 0.5 < 0.8
+    (0.1, 0.9, 0.9, True, False),     # position 2: r = 0.9 >= 0.11
+    (0.25, 0.5, 0.5, True, False),    # r == p/q rejects (strict <)
+    (0.0, 0.5, 0.0, True, False),     # p == 0 rejects even at r = 0
+])
+def test_acceptance(p, q, r, draw, accepted):
+    v = sw.acceptance(p, q, r)
+    assert (v.needs_draw, v.accepted) == (draw, accepted)
+    assert v.threshold == min(1.0, p / q if q else float("inf"))
+
+
+def test_number_line_svg_shades_the_interval_and_marks_r():
+    svg = sw.number_line_svg(sw.acceptance(0.4, 0.5, 0.5), width=560)
+    assert "width='400.0'" in svg  # [0, 0.8) of a 500-px span
+    assert "r = 0.50" in svg and "accept and continue" in svg
+    assert "r-mark" not in sw.number_line_svg(sw.acceptance(0.8, 0.5, 0.5))  # no draw, no r
+
+
+def test_number_line_widget_follows_sliders_and_presets():
+    line = sw.NumberLine()
+    picture = line.picture
+    assert "accept and continue" in picture.value       # starts at position 1
+    line.r.value = 0.85
+    assert "reject and stop" in picture.value and line.verdict.accepted is False
+    line.preset("Position 2: p/q ≈ 0.11, r = 0.9")
+    assert (line.p.value, line.q.value, line.r.value) == (0.1, 0.9, 0.9)
+    assert "reject and stop" in picture.value and "0.11" in picture.value
+    line.preset("Position 1: p/q = 0.8, r = 0.5")
+    assert "accept and continue" in picture.value
+    assert line.picture is picture and line.widget.children[-1] is picture  # redrawn, not rebuilt
+
+
+# ---------------------------------------------------------------- replay
+
+def test_replay_of_the_visible_test():
+    rows = sw.replay_rows()
+    assert [r.draw for r in rows] == ["no draw", "0.50", "0.90", "-"]
+    assert [r.verdict for r in rows] == ["accept", "accept, continue", "reject, break", "never verified"]
+    assert rows[1].ratio == pytest.approx(0.8) and rows[2].ratio == pytest.approx(1 / 9, rel=1e-5)
+
+
+def test_student_trace_of_a_correct_function_matches():
+    trace = sw.student_trace(reference)
+    assert trace["positions"] == trace["expected_positions"] == [1, 2]
+    assert sw.trace_messages(trace) == ["Your draws match the expected ones, in number and order."]
+
+
+def test_student_trace_points_at_the_first_wrong_draw():
+    notes = sw.trace_messages(sw.student_trace(draws_everywhere))
+    assert notes[0] == "draw 1 happened at position 0, expected at position 1"
+    assert any("differs from the expected [10, 20]" in n for n in notes)
+
+
+def test_student_trace_of_an_unwritten_function_reports_the_error():
+    def stub(*args):
+        raise NotImplementedError("Write this TODO")
+    assert sw.trace_messages(sw.student_trace(stub))[0].startswith("verify_draft raised NotImplementedError")
+
+
+def test_replay_html_names_the_columns_and_the_trace():
+    page = sw.replay_html(draws_everywhere)
+    assert "never verified" in page and "draw 1 happened at position 0" in page
+
+
+# ---------------------------------------------------------------- principle picture
+
+def test_principle_summary_reads_row_i_at_the_drafted_column():
+    first = sw.principle_summary(sw.lesson_case(), 0)
+    assert (first["token_id"], round(first["p"], 2), round(first["q"], 2), first["accept"]) == (10, 0.8, 0.5, True)
+    second = sw.principle_summary(sw.lesson_case(), 1)
+    assert second["token_id"] == 20 and second["max_column"] == 7 and not second["accept"]
+
+
+def test_principle_figure_draws_both_matrices():
+    import matplotlib
+    matplotlib.use("Agg")
+    fig = sw.principle_figure(sw.lesson_case(), 1)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == ["target_probs  [K, V]", "draft_probs  [K, V]"]
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "p = 0.40" in texts and "max() at column 7" in texts
