@@ -12,13 +12,13 @@ import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, Execute, GetGrades,
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades,
     IgnorePattern, LimitOutput, SaveAutoGrades,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from grading.preprocessors import CapOutputSize, HideHiddenTestDetails  # noqa: E402
+from grading.preprocessors import CapOutputSize, HideHiddenTestDetails, ResilientExecute  # noqa: E402
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
@@ -33,13 +33,15 @@ c.ClearSolutions.code_stub = {
 }
 
 # Autograding: an endless loop costs its cell 10 seconds, not the whole class.
+# A hung or crashed kernel is restarted (grading/preprocessors.py), so the rest still counts.
 c.Execute.timeout = 10
 c.Execute.startup_timeout = 120
+c.ResilientExecute.memory_limit_mb = 6144
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.OverwriteCells.add_missing_cells = True  # a deleted test cell is put back, and still runs
 c.Autograde.autograde_preprocessors = [
-    Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
+    ResilientExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
     SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
 ]
 

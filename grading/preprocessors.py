@@ -1,5 +1,8 @@
 """nbgrader preprocessors of this course, switched on in nbgrader_config.py.
 
+- ``ResilientExecute`` (autograde): see its docstring; hangs and crashes cost
+  only the submission's own points.
+
 - ``CapOutputSize`` (autograde): a submission that prints megabytes keeps only
   the head and tail of each output, so the autograded notebook stays small.
 - ``HideHiddenTestDetails`` (feedback): a failed hidden check shows the
@@ -7,9 +10,12 @@
   anything printed inside a hidden test cell are removed.
 """
 
-from nbgrader.preprocessors import NbGraderPreprocessor
+import nbformat
+from jupyter_core.utils import ensure_async
+from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
-from traitlets import Integer, Unicode
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Bool, Integer, Unicode
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 
@@ -52,3 +58,66 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
                 {"output_type": "error", "ename": error.ename, "evalue": error.evalue,
                  "traceback": [f"Hidden check failed. {message}"]})
         return cell, resources
+
+
+class ResilientExecute(Execute):
+    """nbgrader's Execute, but a submission that hangs or kills its kernel loses only its own points.
+
+    nbgrader alone drops the whole submission ("Removing failed assignment") when a
+    cell outlives its timeout and ignores the interrupt (a loop that catches
+    KeyboardInterrupt), or when the kernel dies (``os._exit``, out of memory). Here
+    the kernel is restarted instead: the cell gets an error that says what happened,
+    and the remaining cells run (and fail) in the fresh kernel, so everything graded
+    before still counts.
+    """
+
+    raise_on_iopub_timeout = Bool(False).tag(config=True)
+    memory_limit_mb = Integer(6144, help="Address-space limit of the grading kernel (0: none)").tag(config=True)
+
+    def _error_reply(self, ename, evalue):
+        line = f"{ename}: {evalue}"
+        return {"content": {"status": "error", "ename": ename, "evalue": evalue, "traceback": [line]}}
+
+    async def _restart(self):
+        self.log.warning("Restarting the kernel of %s", self._student_label())
+        await ensure_async(self.km.restart_kernel(now=True))
+        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+        await self._limit_memory()
+
+    def _student_label(self):
+        """The autograded folder being run: autograded/<student>/<assignment>."""
+        return (getattr(self, "resources", None) or {}).get("metadata", {}).get("path", "?")
+
+    async def _limit_memory(self):
+        if not self.memory_limit_mb:
+            return
+        code = ("import resource as _r; _l = %d * 1024 * 1024; _r.setrlimit(_r.RLIMIT_AS, (_l, _l)); del _r, _l"
+                % self.memory_limit_mb)
+        await ensure_async(self.kc.execute(code, silent=True, store_history=False))
+
+    async def async_start_new_kernel_client(self):
+        kc = await super().async_start_new_kernel_client()
+        await self._limit_memory()
+        return kc
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        self.log.error("Cell ran longer than %s s in %s; restarting its kernel", timeout, self._student_label())
+        await self._restart()
+        return self._error_reply(
+            "CellTimeoutError",
+            f"this cell ran longer than {timeout} s and did not stop when interrupted, so the kernel was "
+            "restarted; the cells after it run without your earlier definitions")
+
+    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        try:
+            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+        except DeadKernelError:
+            self.log.error("The kernel died in cell %s of %s; restarting it", cell_index, self._student_label())
+            await self._restart()
+            reply = self._error_reply(
+                "DeadKernelError",
+                "the Python kernel stopped while running this cell (os._exit, a crash, or too much memory), "
+                "so it was restarted; the cells after it run without your earlier definitions")["content"]
+            cell.outputs.append(nbformat.v4.new_output("error", ename=reply["ename"], evalue=reply["evalue"],
+                                                       traceback=reply["traceback"]))
+            return cell

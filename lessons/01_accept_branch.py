@@ -212,6 +212,11 @@ run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
 spec_checks.check(run)
 assert run.calls == 0, "Position 0 triggered a random draw: check your comparison's direction (p >= q accepts, no draw)."
 assert run.tokens == [10], f"Expected [10], got {run.tokens}: check that you append token_id when p >= q."
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[])
+T.check(run, [10], 0, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
+### END HIDDEN TESTS
 print("Visible test passed: [10], with no random draw.")
 
 # %% [markdown]

@@ -212,6 +212,11 @@ assert run.tokens[:2] == [10, 20], (f"Got {run.tokens}: position 1 was rejected.
                                     "or is a comparison reversed?")
 assert run.tokens == [10, 20], f"Expected exactly [10, 20], got {run.tokens}."
 assert run.calls == 2, f"Expected exactly 2 draws (positions 1 and 2), got {run.calls}."
+### BEGIN HIDDEN TESTS
+import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
+run = T.run_verify(verify_draft, T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[0.5, 0.9])
+T.check(run, [10, 20], 2, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
+### END HIDDEN TESTS
 print("Visible test passed: [10, 20], with 2 draws.")
 
 # %% [markdown]

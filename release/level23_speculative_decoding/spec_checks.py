@@ -19,8 +19,11 @@ The checks are built from Python literals, not from names such as ``list`` or
 """
 
 import builtins
+import contextlib
 import math
 import random
+import signal
+import threading
 
 import torch
 
@@ -28,6 +31,30 @@ _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
 _OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+CALL_BUDGET_SECONDS = 1.0  # one call of verify_draft takes microseconds; a loop gets cut here
+
+
+class TimeBudgetExceeded(Exception):
+    """verify_draft ran longer than its budget (probably an endless loop)."""
+
+
+@contextlib.contextmanager
+def _time_budget(seconds):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise TimeBudgetExceeded(f"verify_draft ran longer than {seconds:g} s: is there an endless loop?")
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 _BUILTIN_FUNCTION = _type([].append)
@@ -159,7 +186,8 @@ def run_verify(verify_draft, case, draws=()):
         if torch.rand is not fake:
             run.rand_replaced = True
         else:
-            run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+            with _time_budget(CALL_BUDGET_SECONDS):
+                run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
     except BaseException as exc:  # the student's error is what we report
         run.error = f"{_type(exc).__name__}: {exc}"
     finally:
@@ -210,15 +238,19 @@ def sample_runs(verify_draft, case, trials, seed):
     state, py_state = torch.get_rng_state(), random.getstate()
     real = torch.rand
     torch.manual_seed(seed)
-    random.seed(seed)  # code that (wrongly) uses random.random still gets the same grade every run
+    random.seed(seed)  # code that (wrongly) uses random or numpy still gets the same grade every run
+    with contextlib.suppress(ImportError):
+        import numpy
+        numpy.random.seed(seed)
     first, total = 0, 0
     try:
-        for _ in range(trials):
-            tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
-            if tokens is None:
-                raise AssertionError("verify_draft should return a plain Python list of token ids")
-            first += 1 if tokens[:1] == [case.positions[0][0]] else 0
-            total += _count(tokens)
+        with _time_budget(CALL_BUDGET_SECONDS * 10):
+            for _ in range(trials):
+                tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
+                if tokens is None:
+                    raise AssertionError("verify_draft should return a plain Python list of token ids")
+                first += 1 if tokens[:1] == [case.positions[0][0]] else 0
+                total += _count(tokens)
     finally:
         torch.rand = real
         torch.set_rng_state(state)
