@@ -36,7 +36,6 @@ c.ClearSolutions.code_stub = {
 # A hung or crashed kernel is restarted (grading/preprocessors.py), so the rest still counts.
 c.Execute.timeout = 10
 c.Execute.startup_timeout = 120
-c.ResilientExecute.memory_limit_mb = 6144
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.OverwriteCells.add_missing_cells = True  # a deleted test cell is put back, and still runs

@@ -11,7 +11,7 @@
 """
 
 import nbformat
-from jupyter_core.utils import ensure_async
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -72,7 +72,6 @@ class ResilientExecute(Execute):
     """
 
     raise_on_iopub_timeout = Bool(False).tag(config=True)
-    memory_limit_mb = Integer(6144, help="Address-space limit of the grading kernel (0: none)").tag(config=True)
 
     def _error_reply(self, ename, evalue):
         line = f"{ename}: {evalue}"
@@ -82,23 +81,10 @@ class ResilientExecute(Execute):
         self.log.warning("Restarting the kernel of %s", self._student_label())
         await ensure_async(self.km.restart_kernel(now=True))
         await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
-        await self._limit_memory()
 
     def _student_label(self):
         """The autograded folder being run: autograded/<student>/<assignment>."""
         return (getattr(self, "resources", None) or {}).get("metadata", {}).get("path", "?")
-
-    async def _limit_memory(self):
-        if not self.memory_limit_mb:
-            return
-        code = ("import resource as _r; _l = %d * 1024 * 1024; _r.setrlimit(_r.RLIMIT_AS, (_l, _l)); del _r, _l"
-                % self.memory_limit_mb)
-        await ensure_async(self.kc.execute(code, silent=True, store_history=False))
-
-    async def async_start_new_kernel_client(self):
-        kc = await super().async_start_new_kernel_client()
-        await self._limit_memory()
-        return kc
 
     async def _async_handle_timeout(self, timeout, cell=None):
         self.log.error("Cell ran longer than %s s in %s; restarting its kernel", timeout, self._student_label())
@@ -108,16 +94,16 @@ class ResilientExecute(Execute):
             f"this cell ran longer than {timeout} s and did not stop when interrupted, so the kernel was "
             "restarted; the cells after it run without your earlier definitions")
 
-    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+    def preprocess_cell(self, cell, resources, index):
         try:
-            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+            return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            self.log.error("The kernel died in cell %s of %s; restarting it", cell_index, self._student_label())
-            await self._restart()
+            self.log.error("The kernel died in cell %s of %s; restarting it", index, self._student_label())
+            run_sync(self._restart)()
             reply = self._error_reply(
                 "DeadKernelError",
                 "the Python kernel stopped while running this cell (os._exit, a crash, or too much memory), "
                 "so it was restarted; the cells after it run without your earlier definitions")["content"]
             cell.outputs.append(nbformat.v4.new_output("error", ename=reply["ename"], evalue=reply["evalue"],
                                                        traceback=reply["traceback"]))
-            return cell
+            return cell, self.resources

@@ -16,6 +16,55 @@ sys.path.insert(0, str(ROOT))
 
 from grading import ASSIGNMENT, NOTEBOOKS, catalogue, demo, pipeline  # noqa: E402
 
+SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
+
+
+def header(text, key):
+    for line in text.splitlines():
+        if line.startswith(f"# {key}: "):
+            return line.split(": ", 1)[1].strip()
+    return None
+
+
+def hostile_submissions():
+    """(student id, notebook, path) for every file in tests/submissions/{gaming,faults}/."""
+    out = []
+    for kind in ("gaming", "faults"):
+        for path in sorted((SUBMISSIONS / kind).glob("*")):
+            if path.suffix not in (".py", ".ipynb"):
+                continue
+            notebook = header(path.read_text(errors="replace"), "notebook") or "02_reject_and_break"
+            out.append((f"{kind}-{path.stem}".replace("_", "-"), notebook, path))
+    return out
+
+
+def apply_edits(nb_path, edits):
+    """Tamper with test cells as a student could: blank the visible test, delete a cell."""
+    import nbformat
+    nb = nbformat.read(nb_path, as_version=4)
+    for edit in (e.strip() for e in edits.split(",")):
+        if edit == "blank-visible-test":
+            for cell in nb.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id", "").startswith("test_visible"):
+                    cell.source = "pass"
+        elif edit.startswith("delete "):
+            gone = edit.split()[1]
+            nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != gone]
+    nbformat.write(nb, nb_path)
+
+
+def write_hostile(root, release):
+    for student, notebook, path in hostile_submissions():
+        if path.suffix == ".ipynb":
+            target = root / "submitted" / student / ASSIGNMENT / f"{notebook}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+            continue
+        code = path.read_text()
+        target = catalogue.write_submission(root / "submitted", student, notebook, code, release)
+        if header(code, "edit"):
+            apply_edits(target, header(code, "edit"))
+
 
 class GradedCourse:
     def __init__(self, root, answers, logs):
@@ -44,7 +93,9 @@ def graded_course(tmp_path_factory):
         for notebook, name in zip(NOTEBOOKS, picks):
             catalogue.write_submission(root / "submitted", f"demo-{student}", notebook,
                                        by_name[notebook, name].code, release)
-    logs["autograde"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force")
+    write_hostile(root, release)
+    # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
+    logs["autograde"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force", check=False)
     logs["feedback"] = pipeline.nbgrader(root, "generate_feedback", ASSIGNMENT, "--force")
     logs["export"] = pipeline.nbgrader(root, "export")
     return GradedCourse(root, answers, logs)

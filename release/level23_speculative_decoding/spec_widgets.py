@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import torch
 
-from spec_checks import Case, ScriptedRand
+from spec_checks import CALL_BUDGET_SECONDS, Case, ScriptedRand, time_budget
 
 AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
@@ -405,7 +405,8 @@ def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
     real = torch.rand
     torch.rand = fake
     try:
-        result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+        with time_budget(CALL_BUDGET_SECONDS):
+            result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
         error = None
     except Exception as exc:  # shown to the student, not raised
         result, error = None, f"{type(exc).__name__}: {exc}"

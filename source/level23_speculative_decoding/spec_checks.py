@@ -39,7 +39,7 @@ class TimeBudgetExceeded(Exception):
 
 
 @contextlib.contextmanager
-def _time_budget(seconds):
+def time_budget(seconds):
     """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
@@ -186,7 +186,7 @@ def run_verify(verify_draft, case, draws=()):
         if torch.rand is not fake:
             run.rand_replaced = True
         else:
-            with _time_budget(CALL_BUDGET_SECONDS):
+            with time_budget(CALL_BUDGET_SECONDS):
                 run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
     except BaseException as exc:  # the student's error is what we report
         run.error = f"{_type(exc).__name__}: {exc}"
@@ -244,7 +244,7 @@ def sample_runs(verify_draft, case, trials, seed):
         numpy.random.seed(seed)
     first, total = 0, 0
     try:
-        with _time_budget(CALL_BUDGET_SECONDS * 10):
+        with time_budget(CALL_BUDGET_SECONDS * 10):
             for _ in range(trials):
                 tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
