@@ -11,7 +11,9 @@
 """
 
 import nbformat
-from jupyter_core.utils import ensure_async, run_sync
+from queue import Empty
+
+from jupyter_core.utils import ensure_async
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -65,45 +67,50 @@ class ResilientExecute(Execute):
 
     nbgrader alone drops the whole submission ("Removing failed assignment") when a
     cell outlives its timeout and ignores the interrupt (a loop that catches
-    KeyboardInterrupt), or when the kernel dies (``os._exit``, out of memory). Here
-    the kernel is restarted instead: the cell gets an error that says what happened,
-    and the remaining cells run (and fail) in the fresh kernel, so everything graded
-    before still counts.
+    KeyboardInterrupt), or when the kernel dies (``os._exit``, a crash, the
+    out-of-memory killer). Here the cell gets an error that says what happened, and
+    every later cell an error saying it was not run, so all that was graded before
+    still counts and the rest of the class is graded as usual.
     """
 
     raise_on_iopub_timeout = Bool(False).tag(config=True)
+    interrupt_grace = Integer(3, help="Seconds a timed-out cell gets to stop after the interrupt").tag(config=True)
 
-    def _error_reply(self, ename, evalue):
-        line = f"{ename}: {evalue}"
-        return {"content": {"status": "error", "ename": ename, "evalue": evalue, "traceback": [line]}}
-
-    async def _restart(self):
-        self.log.warning("Restarting the kernel of %s", self._student_label())
-        await ensure_async(self.km.restart_kernel(now=True))
-        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+    _stopped = None  # why the kernel is gone, once it is
 
     def _student_label(self):
         """The autograded folder being run: autograded/<student>/<assignment>."""
         return (getattr(self, "resources", None) or {}).get("metadata", {}).get("path", "?")
 
     async def _async_handle_timeout(self, timeout, cell=None):
-        self.log.error("Cell ran longer than %s s in %s; restarting its kernel", timeout, self._student_label())
-        await self._restart()
-        return self._error_reply(
-            "CellTimeoutError",
-            f"this cell ran longer than {timeout} s and did not stop when interrupted, so the kernel was "
-            "restarted; the cells after it run without your earlier definitions")
+        self.log.error("Cell ran longer than %s s in %s; interrupting it", timeout, self._student_label())
+        await ensure_async(self.km.interrupt_kernel())
+        try:  # an interruptible cell answers at once, and the kernel keeps its state
+            await ensure_async(self.kc.shell_channel.get_msg(timeout=self.interrupt_grace))
+        except Empty:
+            self.log.error("The cell ignored the interrupt in %s; stopping its kernel", self._student_label())
+            self._stopped = (f"this cell ran longer than {timeout} s and ignored the interrupt, so its kernel "
+                             "was stopped")
+            await ensure_async(self.km.shutdown_kernel(now=True))
+        evalue = self._stopped or f"this cell ran longer than {timeout} s and was interrupted"
+        return {"content": {"status": "error", "ename": "CellTimeoutError", "evalue": evalue,
+                            "traceback": [f"CellTimeoutError: {evalue}"]}}
+
+    def _error(self, cell, ename, evalue):
+        cell.outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
+                                                   traceback=[f"{ename}: {evalue}"]))
 
     def preprocess_cell(self, cell, resources, index):
+        if self._stopped and cell.cell_type == "code":
+            self._error(cell, "NotRun", f"not run: {self._stopped} in an earlier cell")
+            return cell, self.resources
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
-            self.log.error("The kernel died in cell %s of %s; restarting it", index, self._student_label())
-            run_sync(self._restart)()
-            reply = self._error_reply(
-                "DeadKernelError",
-                "the Python kernel stopped while running this cell (os._exit, a crash, or too much memory), "
-                "so it was restarted; the cells after it run without your earlier definitions")["content"]
-            cell.outputs.append(nbformat.v4.new_output("error", ename=reply["ename"], evalue=reply["evalue"],
-                                                       traceback=reply["traceback"]))
+            if not self._stopped:
+                self.log.error("The kernel died in cell %s of %s", index, self._student_label())
+                self._stopped = ("the Python kernel stopped (os._exit, a crash, or too much memory)")
+                self._error(cell, "DeadKernelError", self._stopped + " while running this cell")
+            else:
+                self._error(cell, "CellTimeoutError", self._stopped)
             return cell, self.resources

@@ -439,10 +439,13 @@ def trace_messages(trace, expected_result=(10, 20)):
     return notes or ["Your draws match the expected ones, in number and order."]
 
 
+SKIPPED_ROW = " class='skipped' style='color:#999;font-style:italic'"
+
+
 def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
     rows = replay_rows(case, draws)
     body = "".join(
-        f"<tr class='{'skipped' if r.verdict == 'never verified' else ''}'><td>{r.position}</td><td>{r.token_id}</td>"
+        f"<tr{SKIPPED_ROW if r.verdict == 'never verified' else ''}><td>{r.position}</td><td>{r.token_id}</td>"
         f"<td>{r.p:.2f}</td><td>{r.q:.2f}</td><td>{'>= 1' if r.ratio >= 1 else f'{r.ratio:.2f}'}</td>"
         f"<td>{r.draw}</td><td>{r.verdict}</td></tr>" for r in rows)
     table = ("<table class='spec-replay'><tr><th>position</th><th>token</th><th>p</th><th>q</th>"

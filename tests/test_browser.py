@@ -1,0 +1,156 @@
+"""The student's experience in a real JupyterLab, in headless Chromium.
+
+Starts `jupyter lab` on 127.0.0.1 with a fresh token on a temporary copy of release/,
+runs every notebook, answers the quizzes, moves the number line, types a correct
+answer, runs the visible tests and presses nbgrader's Validate button.
+
+Screenshots go to test-artifacts/screenshots/ (and to docs/ with SAVE_DOCS_SCREENSHOTS=1).
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+import lab
+from grading import ASSIGNMENT, catalogue
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+DOCS = ROOT / "docs"
+
+if not lab.chromium_path():
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser test: install Debian's chromium (apt-get install chromium)")
+    pytest.skip("no chromium: install it with `apt-get install chromium` to run the browser test",
+                allow_module_level=True)
+
+CORRECT = {nb: next(a for a in catalogue.load(nb) if a.name == "correct_for_enumerate").code
+           for nb in ("01_accept_branch", "02_reject_and_break")}
+SOLUTION_ID = {"01_accept_branch": "verify_draft_m1", "02_reject_and_break": "verify_draft"}
+
+
+def shot(nb, locator, name):
+    nb.shot(locator, SHOTS / f"{name}.png")
+    if os.environ.get("SAVE_DOCS_SCREENSHOTS"):
+        DOCS.mkdir(exist_ok=True)
+        shutil.copy(SHOTS / f"{name}.png", DOCS / f"{name}.png")
+
+
+@pytest.fixture(scope="module")
+def lab_server(tmp_path_factory):
+    work = tmp_path_factory.mktemp("lab")
+    course = work / "course"
+    shutil.copytree(ROOT / "release" / ASSIGNMENT, course)
+    with lab.jupyter_lab(course, work / "jupyter.log") as (url, token):
+        with lab.browser() as b:
+            yield b, url, token, course
+
+
+@pytest.fixture
+def page(lab_server):
+    b, url, token, course = lab_server
+    context = b.new_context(viewport={"width": 1400, "height": 1000})
+    p = context.new_page()
+    yield p, url, token
+    context.close()
+
+
+def answer_quiz(nb, quiz_id, wrong_label, right_label, wrong_says, right_says):
+    quiz = nb.page.locator(f".spec-quiz-{quiz_id}")
+    quiz.scroll_into_view_if_needed()
+    verdict = quiz.locator(".spec-verdict")  # re-rendered on every change: always look it up again
+    expect(verdict).to_contain_text("Pick an answer")
+    quiz.get_by_label(wrong_label).check()
+    expect(verdict).to_contain_text("Not this one")
+    expect(verdict).to_contain_text(wrong_says)
+    quiz.get_by_label(right_label).check()
+    expect(verdict).to_contain_text("Correct")
+    expect(verdict).to_contain_text(right_says)
+    return quiz
+
+
+def only_todo_errors(nb):
+    errors = nb.error_cells()
+    unexpected = [(i, e) for i, e in errors if "NotImplementedError" not in e]
+    assert not unexpected, f"cells show errors: {unexpected}"
+    return errors
+
+
+def test_notebook_01_in_jupyterlab(page):
+    p, url, token = page
+    nb = lab.Notebook(p, url, token, "01_accept_branch.ipynb")
+    nb.run_all()
+    errors = only_todo_errors(nb)
+    assert errors, "the visible test should fail until TODO 1 is written"
+
+    quiz = answer_quiz(nb, "m1_guess", "(b) Call torch.rand first, then decide", "(a) Append 10 to accepted_tokens directly",
+                       "min(1, 0.8/0.5) = 1", "no random number is spent")
+    shot(nb, quiz, "quiz_m1_guess")
+    answer_quiz(nb, "m1_check", "(a) To transpose the [K, V] matrix",
+                "(c) To align both the draft position and the token actually drafted there",
+                "indexing never transposes", "same token at the same place")
+
+    figures = p.locator(".jp-OutputArea-output img")
+    assert figures.count() == 2
+    shot(nb, figures.first, "principle_position0")
+
+    nb.set_cell_source(SOLUTION_ID["01_accept_branch"], CORRECT["01_accept_branch"])
+    nb.run_all()
+    assert not nb.error_cells()
+    assert p.locator(".jp-OutputArea-output").get_by_text("Visible test passed: [10], with no random draw.").count() == 1
+
+
+def test_notebook_02_in_jupyterlab(page):
+    p, url, token = page
+    nb = lab.Notebook(p, url, token, "02_reject_and_break.ipynb")
+    nb.run_all()
+    only_todo_errors(nb)
+
+    answer_quiz(nb, "m2_guess", "(b) Skip position 2 and go on to verify position 3",
+                "(a) Reject position 2 and stop, returning the first two tokens", "that is what continue would do",
+                "The result is [10, 20]")
+    answer_quiz(nb, "m2_check", "(c) Because continue deletes target_probs",
+                "(a) Later drafts depend on the prefix with this token accepted, and rejecting changes that context",
+                "deletes nothing", "no longer exists")
+
+    line = p.locator(".spec-number-line-widget")
+    line.scroll_into_view_if_needed()
+    verdict = line.locator("svg .verdict")
+    expect(verdict).to_contain_text("accept and continue")
+    line.get_by_role("button", name="Position 2: p/q ≈ 0.11, r = 0.9").click()
+    expect(verdict).to_contain_text("reject and stop")
+    expect(verdict).to_contain_text("0.11")
+    shot(nb, line, "number_line_position2")
+    line.get_by_role("button", name="Position 1: p/q = 0.8, r = 0.5").click()
+    expect(verdict).to_contain_text("r = 0.50 < p/q = 0.80")
+    shot(nb, line, "number_line_position1")
+    # Move the r slider with the keyboard: each ArrowRight adds one step (0.01).
+    handle = line.locator(".widget-slider").nth(2).locator(".noUi-handle")
+    handle.focus()
+    for _ in range(35):
+        p.keyboard.press("ArrowRight")
+    expect(verdict).to_contain_text("reject and stop")
+
+    replay = p.locator("table.spec-replay").first
+    assert "never verified" in replay.inner_text()
+    shot(nb, replay, "replay_visible_test")
+
+    nb.set_cell_source(SOLUTION_ID["02_reject_and_break"], CORRECT["02_reject_and_break"])
+    nb.run_all()
+    assert not nb.error_cells()
+    assert p.locator(".jp-OutputArea-output").get_by_text("Visible test passed: [10, 20], with 2 draws.").count() == 1
+    trace = p.locator(".spec-trace")
+    assert "Your draws match the expected ones" in trace.inner_text()
+    shot(nb, p.locator(".jp-OutputArea-output", has=p.locator(".spec-trace")), "replay_your_function")
+
+    nb.save()
+    p.get_by_role("button", name="Validate").first.click()
+    dialog = p.locator(".jp-Dialog")
+    dialog.wait_for(timeout=120_000)
+    expect(dialog).to_contain_text("Success! Your notebook passes all the tests.", timeout=120_000)
+    shot(nb, dialog.locator(".jp-Dialog-content"), "validate_success")
