@@ -1,6 +1,7 @@
 # Level 23 course: every command a student, instructor or grader needs.
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
+#   make grade  autograde submitted/ in parallel workers, feedback, class report
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -32,6 +33,9 @@ release: notebooks
 
 demo: install
 	$(PY) -m grading.demo
+
+grade: install  ## autograde submitted/ in parallel, then feedback and reports/index.html
+	$(PY) -m grading.grade
 
 test: install
 	$(PY) -m pytest

@@ -68,7 +68,11 @@ def main():
 
     print("\nScores (autograded by nbgrader):\n")
     print(score_table(pipeline.totals(pipeline.scores(ROOT))))
-    print(f"\nFeedback: feedback/<student>/{ASSIGNMENT}/*.html   Grades: grades.csv")
+    from grading import report
+    page = report.write(ROOT)
+    print("\nMost failed checks:")
+    print("\n".join("  " + line for line in report.summary(ROOT)))
+    print(f"\nFeedback: feedback/<student>/{ASSIGNMENT}/*.html   Grades: grades.csv   Class report: {page.relative_to(ROOT)}")
     print(f"Autograde: {per_student:.1f} s per student (2 notebooks each). Whole demo: {time.time() - started:.0f} s")
     return 0
 

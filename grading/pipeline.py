@@ -40,12 +40,12 @@ def make_course(target):
     return target
 
 
-def scores(course):
+def scores(course, db_url=None):
     """{student: {notebook: {grade_id: (score, max_score)}}} from the course's gradebook."""
     from nbgrader.api import Gradebook
 
     out = {}
-    with Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
+    with Gradebook(db_url or f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
         assignment = gb.find_assignment(ASSIGNMENT)
         for submission in assignment.submissions:
             student = out.setdefault(submission.student.id, {})

@@ -39,6 +39,30 @@ class TimeBudgetExceeded(Exception):
 
 
 @contextlib.contextmanager
+def seeded(seed):
+    """Seed torch, random and numpy for a block, then put their states back.
+
+    Code that (wrongly) draws from random or numpy still gets the same grade on every run.
+    """
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    saved = torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if numpy:
+        numpy.random.seed(seed)
+    try:
+        yield
+    finally:
+        torch.set_rng_state(saved[0])
+        random.setstate(saved[1])
+        if numpy:
+            numpy.random.set_state(saved[2])
+
+
+@contextlib.contextmanager
 def time_budget(seconds):
     """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
@@ -186,7 +210,7 @@ def run_verify(verify_draft, case, draws=()):
         if torch.rand is not fake:
             run.rand_replaced = True
         else:
-            with time_budget(CALL_BUDGET_SECONDS):
+            with time_budget(CALL_BUDGET_SECONDS), seeded(2300):
                 run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
     except BaseException as exc:  # the student's error is what we report
         run.error = f"{_type(exc).__name__}: {exc}"
@@ -235,16 +259,10 @@ def sample_runs(verify_draft, case, trials, seed):
     Returns (fraction of runs that accepted position 0, mean accepted length).
     The same seed gives the same draws, so the same code gets the same grade.
     """
-    state, py_state = torch.get_rng_state(), random.getstate()
     real = torch.rand
-    torch.manual_seed(seed)
-    random.seed(seed)  # code that (wrongly) uses random or numpy still gets the same grade every run
-    with contextlib.suppress(ImportError):
-        import numpy
-        numpy.random.seed(seed)
     first, total = 0, 0
     try:
-        with time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
+        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
             for _ in range(trials):
                 tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
@@ -253,8 +271,6 @@ def sample_runs(verify_draft, case, trials, seed):
                 total += _count(tokens)
     finally:
         torch.rand = real
-        torch.set_rng_state(state)
-        random.setstate(py_state)
     return first / trials, total / trials
 
 

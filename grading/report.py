@@ -1,0 +1,87 @@
+"""The class report after grading: what the class got wrong, and the score histogram.
+
+    reports/index.html   per check: how many students failed it, and the mistake it names
+    reports/scores.png   the histogram of total scores
+"""
+
+import html
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+
+from grading import ASSIGNMENT, NOTEBOOKS, ROOT, pipeline
+
+
+def check_labels(course=ROOT):
+    """{(notebook, grade_id): what the check is about}, read from the source notebooks."""
+    labels = {}
+    for name in NOTEBOOKS:
+        nb = nbformat.read(Path(course) / "source" / ASSIGNMENT / f"{name}.ipynb", as_version=4)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if not meta.get("grade") or meta.get("solution"):
+                continue
+            said = re.search(r"^# Hidden check: (.+)$", cell.source, re.M)
+            labels[name, meta["grade_id"]] = said.group(1) if said else "the visible test (the table's case)"
+    return labels
+
+
+def failures(table, labels):
+    """[(notebook, grade_id, failed, graded, label)], most failed first."""
+    failed, graded = Counter(), Counter()
+    for notebooks in table.values():
+        for nb, grades in notebooks.items():
+            for grade_id, (score, out_of) in grades.items():
+                graded[nb, grade_id] += 1
+                failed[nb, grade_id] += score < out_of
+    rows = [(nb, g, failed[nb, g], graded[nb, g], labels.get((nb, g), g)) for nb, g in graded]
+    return sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
+
+
+def histogram(totals, path, out_of):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
+    ax.hist(list(totals.values()), bins=range(0, int(out_of) + 2), color="#3b82f6", edgecolor="white", align="left")
+    ax.set_xlabel(f"total score (out of {out_of:g})")
+    ax.set_ylabel("students")
+    ax.set_title(f"{ASSIGNMENT}: {len(totals)} students graded")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(course=ROOT, db_url=None, not_graded=None):
+    """Write reports/index.html and reports/scores.png for the course; return the page's path."""
+    course = Path(course)
+    out = course / "reports"
+    out.mkdir(exist_ok=True)
+    table = pipeline.scores(course, db_url)
+    totals = {s: sum(score for g in nbs.values() for score, _ in g.values()) for s, nbs in table.items()}
+    out_of = max((sum(m for g in nbs.values() for _, m in g.values()) for nbs in table.values()), default=0)
+    histogram(totals, out / "scores.png", out_of)
+    rows = failures(table, check_labels(course))
+    body = "".join(
+        f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td><td>{f}</td><td>{n}</td>"
+        f"<td>{html.escape(label)}</td></tr>" for nb, g, f, n, label in rows)
+    missing = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((not_graded or {}).items()))
+    page = out / "index.html"
+    page.write_text(
+        f"<!doctype html><meta charset='utf-8'><title>{ASSIGNMENT}: class report</title>"
+        "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}td,th{padding:2px 8px;"
+        "border-bottom:1px solid #ddd;text-align:left}</style>"
+        f"<h1>{ASSIGNMENT}: class report</h1><p>{len(totals)} students graded.</p>"
+        "<img src='scores.png' alt='score histogram'>"
+        + (f"<h2>Not graded</h2><ul class='not-graded'>{missing}</ul>" if missing else "")
+        + "<h2>Checks, most failed first</h2><table class='checks'><tr><th>notebook</th><th>check</th>"
+        f"<th>failed</th><th>of</th><th>what it checks</th></tr>{body}</table>")
+    return page
+
+
+def summary(course=ROOT, db_url=None, top=5):
+    """The most failed checks, as text lines."""
+    rows = failures(pipeline.scores(course, db_url), check_labels(course))
+    return [f"{f:>3}/{n:<3} {nb[:2]} {label}" for nb, g, f, n, label in rows[:top] if f]

@@ -1,0 +1,72 @@
+"""Parallel grading (grading/grade.py) gives the same gradebook as plain `nbgrader autograde`,
+on SQLite and on PostgreSQL, and writes the class report."""
+
+import os
+import shutil
+
+import pytest
+
+import postgres
+from grading import ASSIGNMENT, catalogue, grade, pipeline, report
+
+CLASS = [("01_accept_branch", "correct_for_enumerate"), ("01_accept_branch", "strict_greater"),
+         ("02_reject_and_break", "correct_while_loop"), ("02_reject_and_break", "continue_not_break"),
+         ("02_reject_and_break", "q_over_p"), ("02_reject_and_break", "random_module")]
+
+
+def make_class(root):
+    course = pipeline.make_course(root)
+    answers = {(a.notebook, a.name): a for a in catalogue.load()}
+    for k, (nb, name) in enumerate(CLASS):
+        catalogue.write_submission(course / "submitted", f"s{k}-{name}".replace("_", "-"), nb,
+                                   answers[nb, name].code, pipeline.ROOT / "release" / ASSIGNMENT)
+    return course
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    course = make_class(tmp_path_factory.mktemp("plain"))
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    pipeline.nbgrader(course, "autograde", ASSIGNMENT, "--force")
+    return pipeline.scores(course)
+
+
+def parallel(course, db_url):
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", f"--CourseDirectory.db_url={db_url}")
+    results = grade.run_workers(course, grade.students(course), 2, db_url, echo=False)
+    assert not any(results.values()), results
+    return pipeline.scores(course, db_url)
+
+
+def test_batches_split_the_class_evenly():
+    assert grade.batches(list("abcde"), 2) == [["a", "c", "e"], ["b", "d"]]
+    assert grade.batches(["a"], 4) == [["a"]]
+    assert grade.progress(3, 6, width=10) == "[#####.....] 3/6"
+
+
+def test_parallel_on_sqlite_matches_plain_autograde(plain, tmp_path):
+    course = make_class(tmp_path / "par")
+    assert parallel(course, grade.default_db_url(course)) == plain
+    page = report.write(course, grade.default_db_url(course))
+    text = page.read_text()
+    assert "hidden_break_not_continue" in text and "a rejection stops the loop" in text
+    assert (course / "reports" / "scores.png").stat().st_size > 1000
+
+
+@pytest.mark.postgres
+def test_parallel_on_postgresql_matches_plain_autograde(plain, tmp_path):
+    if not postgres.bindir():
+        if os.environ.get("CI"):
+            raise RuntimeError("CI must run the PostgreSQL test: apt-get install postgresql")
+        pytest.skip("no PostgreSQL server binaries: apt-get install postgresql")
+    course = make_class(tmp_path / "pg")
+    with postgres.server() as db_url:
+        assert parallel(course, db_url) == plain
+
+
+def test_report_counts_failures_per_check():
+    table = {"a": {"02_reject_and_break": {"x": (0.0, 1.0), "y": (1.0, 1.0)}},
+             "b": {"02_reject_and_break": {"x": (0.0, 1.0), "y": (0.0, 1.0)}}}
+    rows = report.failures(table, {("02_reject_and_break", "x"): "the x check"})
+    assert rows[0] == ("02_reject_and_break", "x", 2, 2, "the x check")
+    assert rows[1][:4] == ("02_reject_and_break", "y", 1, 2)
