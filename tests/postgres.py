@@ -37,7 +37,7 @@ def server():
         run(bins / "pg_ctl", "-D", data, "-l", base / "server.log", "-w", "-t", "60", "-o",
             f"-p {port} -h 127.0.0.1 -k {base} -c fsync=off", "start")
         run(bins / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "gradebook")
-        yield f"postgresql://postgres@127.0.0.1:{port}/gradebook"
+        yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/gradebook"
     finally:
         subprocess.run(_as_postgres([str(bins / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
                        capture_output=True, timeout=60)

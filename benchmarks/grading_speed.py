@@ -1,0 +1,78 @@
+"""Benchmark: plain `nbgrader autograde` against the parallel grader, on N catalogue submissions.
+
+    .venv/bin/python benchmarks/grading_speed.py [N]      (default 40)
+
+Both runs grade the same N submissions (a mix of right and wrong answers from answers/,
+both notebooks each) in fresh temporary courses, in this one run. The floor is what no
+grader can avoid: a fresh kernel that only imports torch, once per notebook. Prints seconds
+and CPU-seconds per submission and the ratios.
+"""
+
+import resource
+import sys
+import tempfile
+import time
+from itertools import cycle
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from grading import ASSIGNMENT, NOTEBOOKS, catalogue, grade, pipeline  # noqa: E402
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measure(fn):
+    wall, cpu = time.perf_counter(), children_cpu()
+    fn()
+    return time.perf_counter() - wall, children_cpu() - cpu
+
+
+def make_class(root, n):
+    course = pipeline.make_course(root)
+    picks = {nb: cycle(catalogue.load(nb)) for nb in NOTEBOOKS}
+    for k in range(n):
+        for nb in NOTEBOOKS:
+            catalogue.write_submission(course / "submitted", f"student{k:03d}", nb, next(picks[nb]).code,
+                                       ROOT / "release" / ASSIGNMENT)
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    return course
+
+
+def floor(kernels):
+    """A fresh kernel that imports torch and stops, ``kernels`` times, in a child process."""
+    code = ("from jupyter_client.manager import start_new_kernel\n"
+            f"for _ in range({kernels}):\n"
+            "    km, kc = start_new_kernel()\n"
+            "    kc.execute_interactive('import torch', timeout=120)\n"
+            "    kc.stop_channels(); km.shutdown_kernel(now=True)\n")
+    import subprocess
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=pipeline.env())
+
+
+def main(n=40):
+    tmp = Path(tempfile.mkdtemp(prefix="bench-grading-"))
+    plain_course, par_course = make_class(tmp / "plain", n), make_class(tmp / "parallel", n)
+    sample = 6
+    floor_wall, floor_cpu = measure(lambda: floor(sample))
+    floor_wall, floor_cpu = floor_wall / sample * len(NOTEBOOKS), floor_cpu / sample * len(NOTEBOOKS)
+    plain_wall, plain_cpu = measure(lambda: pipeline.nbgrader(plain_course, "autograde", ASSIGNMENT, "--force"))
+    par_wall, par_cpu = measure(lambda: grade.run_workers(par_course, grade.students(par_course), 2,
+                                                          grade.default_db_url(par_course), echo=False))
+    same = pipeline.scores(plain_course) == pipeline.scores(par_course)
+    print(f"{n} submissions x {len(NOTEBOOKS)} notebooks, 2 workers")
+    print(f"{'':28}{'s/submission':>14}{'CPU-s/submission':>18}")
+    for name, wall, cpu in (("floor (kernel + import torch)", floor_wall, floor_cpu),
+                            ("plain nbgrader autograde", plain_wall / n, plain_cpu / n),
+                            ("parallel (grading/grade.py)", par_wall / n, par_cpu / n)):
+        print(f"{name:28}{wall:>14.2f}{cpu:>18.2f}")
+    print(f"CPU per submission / floor:  plain {plain_cpu / n / floor_cpu:.2f}x   parallel {par_cpu / n / floor_cpu:.2f}x")
+    print(f"wall time plain / parallel:  {plain_wall / par_wall:.2f}x   (same gradebook: {same})")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
