@@ -90,7 +90,7 @@ class Notebook:
 
     def __init__(self, page, url, token, name):
         self.page, self.name = page, name
-        page.goto(f"{url}/lab/tree/{name}?token={token}")
+        page.goto(f"{url}/lab/tree/{name}?token={token}&reset")  # reset: no tabs restored from earlier pages
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                                f" && window.jupyterapp.shell.currentWidget.context"
                                f" && window.jupyterapp.shell.currentWidget.context.path === {name!r}", timeout=90_000)
@@ -125,7 +125,7 @@ class Notebook:
             "(gid) => window.jupyterapp.shell.currentWidget.content.widgets.findIndex("
             "c => (c.model.getMetadata('nbgrader') || {}).grade_id === gid)", grade_id)
         assert index >= 0, f"no cell {grade_id}"
-        editor = self.page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
+        editor = self.page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(index).locator(".cm-content")
         editor.scroll_into_view_if_needed()
         editor.click()
         self.page.keyboard.press("Control+a")
