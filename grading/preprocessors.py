@@ -58,7 +58,7 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
             message = f"{error.ename}: {error.evalue}".strip()
             cell.outputs.append(
                 {"output_type": "error", "ename": error.ename, "evalue": error.evalue,
-                 "traceback": [f"Hidden check failed. {message}"]})
+                 "traceback": [f"Check failed. {message}"]})
         return cell, resources
 
 
