@@ -95,3 +95,14 @@ def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, name):
     assert widgets, "the quizzes (and number line) should render as widgets"
     if name.startswith("01"):
         assert len(figures) == 2, "notebook 01 draws the principle picture twice (position 0, then the pitfall)"
+
+
+def test_config_alone_still_generates_the_same_release(tmp_path):
+    """A grader who copies only nbgrader_config.py and source/ gets the same student notebooks."""
+    shutil.copytree(SOURCE, tmp_path / "source" / ASSIGNMENT)
+    shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
+    proc = pipeline.nbgrader(tmp_path, "generate_assignment", ASSIGNMENT, "--force")
+    assert "grading/ not found" in proc.stderr
+    for name in NOTEBOOKS:
+        fresh = (tmp_path / "release" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
+        assert fresh == (RELEASE / f"{name}.ipynb").read_bytes()
