@@ -49,6 +49,7 @@ def histogram(totals, path, out_of):
     ax.hist(list(totals.values()), bins=range(0, int(out_of) + 2), color="#3b82f6", edgecolor="white", align="left")
     ax.set_xlabel(f"total score (out of {out_of:g})")
     ax.set_ylabel("students")
+    ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_title(f"{ASSIGNMENT}: {len(totals)} students graded")
     fig.savefig(path, dpi=110)
     plt.close(fig)
