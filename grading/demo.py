@@ -21,11 +21,13 @@ CLASS = {
 }
 
 
-def build_class(submitted):
+def build_class(submitted, release_dir=None, prefix=""):
+    """Write the example class's submissions (student ids get ``prefix``) into ``submitted``."""
     answers = {(a.notebook, a.name): a for a in catalogue.load()}
     for student, picks in CLASS.items():
         for notebook, name in zip(NOTEBOOKS, picks):
-            catalogue.write_submission(submitted, student, notebook, answers[notebook, name].code)
+            catalogue.write_submission(submitted, prefix + student, notebook, answers[notebook, name].code,
+                                       release_dir)
 
 
 def score_table(totals):

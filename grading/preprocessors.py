@@ -96,6 +96,10 @@ class ResilientExecute(Execute):
         return {"content": {"status": "error", "ename": "CellTimeoutError", "evalue": evalue,
                             "traceback": [f"CellTimeoutError: {evalue}"]}}
 
+    def preprocess(self, nb, resources=None, km=None):
+        self._stopped = None  # each notebook starts with a live kernel
+        return super().preprocess(nb, resources, km=km)
+
     def _error(self, cell, ename, evalue):
         cell.outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
                                                    traceback=[f"{ename}: {evalue}"]))

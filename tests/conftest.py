@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, NOTEBOOKS, catalogue, demo, pipeline  # noqa: E402
+from grading import ASSIGNMENT, catalogue, demo, pipeline  # noqa: E402
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 
@@ -88,11 +88,7 @@ def graded_course(tmp_path_factory):
     release = root / "release" / ASSIGNMENT
     for answer in answers:
         catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code, release)
-    by_name = {(a.notebook, a.name): a for a in answers}
-    for student, picks in demo.CLASS.items():
-        for notebook, name in zip(NOTEBOOKS, picks):
-            catalogue.write_submission(root / "submitted", f"demo-{student}", notebook,
-                                       by_name[notebook, name].code, release)
+    demo.build_class(root / "submitted", release, prefix="demo-")
     write_hostile(root, release)
     # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
     logs["autograde"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force", check=False)

@@ -17,9 +17,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-import torch
 
-from spec_checks import CALL_BUDGET_SECONDS, Case, ScriptedRand, time_budget
+from spec_checks import Case, ScriptedRand, run_verify
 
 AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
@@ -394,10 +393,12 @@ def replay_rows(case=None, draws=VISIBLE_DRAWS):
 class _PositionTrackingRand(ScriptedRand):
     """Scripted draws that also note the caller's loop variable ``i`` (the draft position)."""
 
+    def __init__(self, draws):
+        super().__init__(draws)
+        self.positions = []
+
     def __call__(self, *size, **kwargs):
-        caller = sys._getframe(1).f_locals
-        self.positions = getattr(self, "positions", [])
-        self.positions.append(caller.get("i", "?"))
+        self.positions.append(sys._getframe(1).f_locals.get("i", "?"))
         return super().__call__(*size, **kwargs)
 
 
@@ -405,19 +406,10 @@ def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
     """Run ``verify_draft`` with scripted draws; say which position used each draw."""
     case = case or visible_case()
     fake = _PositionTrackingRand(draws)
-    real = torch.rand
-    torch.rand = fake
-    try:
-        with time_budget(CALL_BUDGET_SECONDS):
-            result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
-        error = None
-    except Exception as exc:  # shown to the student, not raised
-        result, error = None, f"{type(exc).__name__}: {exc}"
-    finally:
-        torch.rand = real
+    run = run_verify(verify_draft, case, rand=fake)
     expected = [row.position for row in replay_rows(case, draws) if row.draw not in ("no draw", "-")]
-    return dict(result=result, error=error, calls=fake.calls,
-                positions=getattr(fake, "positions", []), expected_positions=expected)
+    return dict(result=run.result, error=run.error, calls=run.calls,
+                positions=fake.positions, expected_positions=expected)
 
 
 def trace_messages(trace, expected_result=(10, 20)):

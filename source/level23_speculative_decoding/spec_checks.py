@@ -199,11 +199,15 @@ def _same(a, b):
     return _type(b) is _list and a == b
 
 
-def run_verify(verify_draft, case, draws=()):
-    """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``."""
+def run_verify(verify_draft, case, draws=(), rand=None):
+    """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
+
+    ``rand`` replaces the default ``ScriptedRand(draws)`` (the replay passes one that
+    also notes the position of each draw).
+    """
     run = Run()
     before = _snapshot(case)
-    fake = ScriptedRand(draws)
+    fake = rand or ScriptedRand(draws)
     real = torch.rand
     torch.rand = fake
     try:
