@@ -19,11 +19,11 @@ from nbgrader.preprocessors import (
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
-    from grading.preprocessors import CapOutputSize, HideHiddenTestDetails, ResilientExecute
+    from grading.preprocessors import CapOutputSize, HideHiddenTestDetails, SandboxedExecute
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
           file=sys.stderr)
-    ResilientExecute = None
+    SandboxedExecute = None
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
@@ -44,9 +44,12 @@ c.Execute.startup_timeout = 120
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.OverwriteCells.add_missing_cells = True  # a deleted test cell is put back, and still runs
-if ResilientExecute:
+if SandboxedExecute:
+    # Student code runs in a sandboxed kernel; every test cell's verdict is decided by the
+    # grader, with the helpers from source/ (grading/sandbox.py, grading/verdicts.py).
+    c.SandboxedExecute.source_dir = os.path.join(HERE, "source", "{assignment}")
     c.Autograde.autograde_preprocessors = [
-        ResilientExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
+        SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
         SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
     ]
     # Feedback: the hint of each failed hidden check, never its code.

@@ -10,10 +10,14 @@
   anything printed inside a hidden test cell are removed.
 """
 
-import nbformat
+import os
+import time
+from pathlib import Path
 from queue import Empty
 
-from jupyter_core.utils import ensure_async
+import nbformat
+
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
@@ -118,3 +122,112 @@ class ResilientExecute(Execute):
             else:
                 self._error(cell, "CellTimeoutError", self._stopped)
             return cell, self.resources
+
+
+class SandboxedExecute(ResilientExecute):
+    """Autograde with the student's kernel in the sandbox and every verdict decided by the grader.
+
+    Phase 1 runs the notebook in a sandboxed kernel (grading/sandbox.py), test cells
+    without their hidden tests. Phase 2, with the same kernel still alive, runs each
+    whole test cell in the grader (grading/verdicts.py), which calls the student's
+    function in the kernel and compares the answers itself. A test cell's outputs are
+    then the grader's: what the checks printed, or one error with the check's message.
+
+    With ``GRADER_UNSAFE_NO_SANDBOX=1`` (``make grade ARGS=--unsafe-no-sandbox``) the kernel
+    runs unconfined; the verdicts are still decided here.
+    """
+
+    source_dir = Unicode(help="The assignment's source folder, with {assignment} in it").tag(config=True)
+    helpers_file = Unicode("spec_checks.py", help="The course's helper module in the source folder").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        from nbclient import NotebookClient
+
+        from grading import sandbox, verdicts
+
+        self._stopped = None
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
+        self._judge = verdicts.Judge(helpers, self._call)
+        self._sandboxed = not sandbox.unsafe()
+        self.kernel_manager_class = (sandbox.SandboxedKernelManager if self._sandboxed
+                                     else sandbox.HarnessKernelManager)
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        tests = []
+        with self.setup_kernel():
+            info = self.wait_for_reply(self.kc.kernel_info())
+            self.nb.metadata["language_info"] = info["content"]["language_info"]
+            for index, cell in enumerate(self.nb.cells):
+                if verdicts.is_test_cell(cell):
+                    tests.append(cell)
+                    self._run_visible_part(cell, resources, index)
+                else:
+                    self.preprocess_cell(cell, resources, index)
+            for cell in tests:
+                cell.outputs = self._judge.outputs(cell.source)
+        self.set_widgets_metadata()
+        return self.nb, self.resources
+
+    def create_kernel_manager(self):
+        from grading import sandbox
+
+        km = super().create_kernel_manager()
+        km.helpers_path = str(self._judge.helpers.__file__)
+        if isinstance(km, sandbox.SandboxedKernelManager):
+            folder = self.resources.get("metadata", {}).get("path") or "."
+            km.sandbox_files = {rel: str(host) for host, rel in sandbox.workdir_files(folder)}
+        return km
+
+    def _run_visible_part(self, cell, resources, index):
+        from grading import verdicts
+
+        source = cell.source
+        visible = verdicts.visible_part(source)
+        if not verdicts.has_code(visible):
+            cell.outputs = []
+            return
+        cell.source = visible
+        try:
+            self.preprocess_cell(cell, resources, index)
+        finally:
+            cell.source = source
+
+    def _call(self, content):
+        """Send one grader call to the kernel; its reply's content, or KernelGone."""
+        from grading.verdicts import KernelGone
+
+        if self._stopped:
+            raise KernelGone(self._stopped)
+        return run_sync(self._async_call)(content)
+
+    async def _async_call(self, content):
+        from grading.verdicts import KernelGone
+
+        msg = self.kc.session.msg("grader_call_request", content)
+        self.kc.shell_channel.send(msg)
+        deadline = time.monotonic() + (self.timeout or 60)
+        interrupted = False
+        while True:
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=0.5))
+            except Empty:
+                alive = await ensure_async(self.km.is_alive())
+                if alive and time.monotonic() < deadline:
+                    continue
+                if alive and not interrupted:
+                    self.log.error("A check ran longer than %s s in %s; interrupting it", self.timeout,
+                                   self._student_label())
+                    await ensure_async(self.km.interrupt_kernel())
+                    deadline, interrupted = time.monotonic() + self.interrupt_grace, True
+                    continue
+                why = ("the kernel stopped answering" if alive else "the Python kernel stopped")
+                self.log.error("No answer to a check in %s: %s", self._student_label(), why)
+                self._stopped = f"{why}, so this check could not run"
+                await ensure_async(self.km.shutdown_kernel(now=True))
+                raise KernelGone(self._stopped) from None
+            if reply.get("parent_header", {}).get("msg_id") == msg["header"]["msg_id"]:
+                if reply["header"]["msg_type"] != "grader_call_reply":
+                    raise KernelGone("the kernel sent no valid answer")
+                return reply["content"]

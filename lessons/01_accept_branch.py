@@ -213,9 +213,8 @@ spec_checks.check(run)
 assert run.calls == 0, "Position 0 triggered a random draw: check your comparison's direction (p >= q accepts, no draw)."
 assert run.tokens == [10], f"Expected [10], got {run.tokens}: check that you append token_id when p >= q."
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[])
-T.check(run, [10], 0, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[])
+spec_checks.check(run, [10], 0, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
 ### END HIDDEN TESTS
 print("Visible test passed: [10], with no random draw.")
 
@@ -231,9 +230,8 @@ print("Visible test passed: [10], with no random draw.")
 # %% nbgrader={"grade": true, "grade_id": "hidden_equal_accepts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: p == q is accepted, with no draw.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(5, 0.5, 0.5), (6, 0.2, 0.7)]), draws=[])
-T.check(run, hint="When p == q the token is accepted (p >= q, not p > q)")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.5, 0.5), (6, 0.2, 0.7)]), draws=[])
+spec_checks.check(run, hint="When p == q the token is accepted (p >= q, not p > q)")
 assert run.calls == 0, "When p == q the token is accepted without a random draw: use p >= q, not p > q."
 assert run.tokens == [5], f"When p == q the token is accepted: use p >= q, not p > q (got {run.tokens}, expected [5])."
 ### END HIDDEN TESTS
@@ -241,89 +239,78 @@ assert run.tokens == [5], f"When p == q the token is accepted: use p >= q, not p
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: every position has p >= q, so every token comes back.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(3, 0.6, 0.2), (8, 0.5, 0.5), (1, 0.9, 0.1)]), draws=[])
-T.check(run, [3, 8, 1], hint="When every position has p >= q, every draft token is accepted: don't stop after an accept")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.6, 0.2), (8, 0.5, 0.5), (1, 0.9, 0.1)]), draws=[])
+spec_checks.check(run, [3, 8, 1], hint="When every position has p >= q, every draft token is accepted: don't stop after an accept")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_first_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the loop stops at the first position with p < q.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(4, 0.7, 0.3), (9, 0.2, 0.6), (2, 0.9, 0.1)]), draws=[])
-T.check(run, [4], hint="At the first p < q the Mission 1 version stops: append only when p >= q and keep the given break")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.7, 0.3), (9, 0.2, 0.6), (2, 0.9, 0.1)]), draws=[])
+spec_checks.check(run, [4], hint="At the first p < q the Mission 1 version stops: append only when p >= q and keep the given break")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 (with p > 0) is accepted and raises nothing.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(7, 0.3, 0.0)]), draws=[])
-T.check(run, [7], hint="When q == 0, p >= q holds: accept without computing p / q")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[])
+spec_checks.check(run, [7], hint="When q == 0, p >= q holds: accept without computing p / q")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an empty draft returns [].
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([]), draws=[])
-T.check(run, [], hint="An empty draft has nothing to verify: return an empty list")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([]), draws=[])
+spec_checks.check(run, [], hint="An empty draft has nothing to verify: return an empty list")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: draft_tokens given as a torch.LongTensor.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.1, 0.5)], tokens_as="tensor"), draws=[])
-T.check(run, [12, 25], hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.1, 0.5)], tokens_as="tensor"), draws=[])
+spec_checks.check(run, [12, 25], hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: position i reads row i, at column token_id.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.2, 0.5)], decoys=[(2, 5, 0.7)])
-run = T.run_verify(verify_draft, case, draws=[])
-T.check(run, [12, 25], hint="Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's column (not the row's max())")
+case = spec_checks.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.2, 0.5)], decoys=[(2, 5, 0.7)])
+run = spec_checks.run_verify(verify_draft, case, draws=[])
+spec_checks.check(run, [12, 25], hint="Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's column (not the row's max())")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_appends_token_ids", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)]), draws=[])
-T.check(run, [17, 3], hint="A wrong token in accepted_tokens: check that you append token_id (not p, not i)")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)]), draws=[])
+spec_checks.check(run, [17, 3], hint="A wrong token in accepted_tokens: check that you append token_id (not p, not i)")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: Mission 1 never calls torch.rand.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(2, 0.9, 0.1), (4, 0.3, 0.3), (6, 0.1, 0.2)]), draws=[0.0, 0.0, 0.0])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(2, 0.9, 0.1), (4, 0.3, 0.3), (6, 0.1, 0.2)]), draws=[0.0, 0.0, 0.0])
 assert run.calls == 0, "A p >= q position triggered a random draw: accept without torch.rand, and check the comparison's direction."
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3)]), draws=[])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3)]), draws=[])
 assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_plain_list", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the result is a plain Python list.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(9, 0.8, 0.2), (19, 0.6, 0.6)]), draws=[])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(9, 0.8, 0.2), (19, 0.6, 0.6)]), draws=[])
 assert run.tokens is not None, "Return accepted_tokens as a plain Python list of ints (not a tensor, tuple or generator)."
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a longer draft over another vocabulary.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(44, 0.5, 0.2), (2, 0.3, 0.3), (49, 0.8, 0.1), (0, 0.4, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
-run = T.run_verify(verify_draft, case, draws=[])
-T.check(run, [44, 2, 49, 0], hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+case = spec_checks.Case([(44, 0.5, 0.2), (2, 0.3, 0.3), (49, 0.8, 0.1), (0, 0.4, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
+run = spec_checks.run_verify(verify_draft, case, draws=[])
+spec_checks.check(run, [44, 2, 49, 0], hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
 ### END HIDDEN TESTS

@@ -213,9 +213,8 @@ assert run.tokens[:2] == [10, 20], (f"Got {run.tokens}: position 1 was rejected.
 assert run.tokens == [10, 20], f"Expected exactly [10, 20], got {run.tokens}."
 assert run.calls == 2, f"Expected exactly 2 draws (positions 1 and 2), got {run.calls}."
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[0.5, 0.9])
-T.check(run, [10, 20], 2, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[0.5, 0.9])
+spec_checks.check(run, [10, 20], 2, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
 ### END HIDDEN TESTS
 print("Visible test passed: [10, 20], with 2 draws.")
 
@@ -242,33 +241,29 @@ show_replay(verify_draft)
 # %% nbgrader={"grade": true, "grade_id": "hidden_draw_order", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: one draw per p < q position, in position order; none for p >= q.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
-T.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in position order, and never for p >= q")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
+spec_checks.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in position order, and never for p >= q")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: position i reads row i, at column token_id.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(12, 0.6, 0.3), (25, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
-run = T.run_verify(verify_draft, case, draws=[0.9])
-T.check(run, [12], 1, hint="Read p and q at [i, token_id]: row i for position i, and the drafted token's column (not the row's max())")
+case = spec_checks.Case([(12, 0.6, 0.3), (25, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
+run = spec_checks.run_verify(verify_draft, case, draws=[0.9])
+spec_checks.check(run, [12], 1, hint="Read p and q at [i, token_id]: row i for position i, and the drafted token's column (not the row's max())")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: nothing is drawn after a rejection.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)]), draws=[0.9, 0.0, 0.0])
-T.check(run, [], 1, hint="After a rejection, stop: break ends the loop, so no more draws")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)]), draws=[0.9, 0.0, 0.0])
+spec_checks.check(run, [], 1, hint="After a rejection, stop: break ends the loop, so no more draws")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_single_value_draws", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: each draw asks for a single value.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(3, 0.2, 0.4), (5, 0.3, 0.6), (8, 0.3, 0.6)]), draws=[0.1, 0.2, 0.3])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.2, 0.4), (5, 0.3, 0.6), (8, 0.3, 0.6)]), draws=[0.1, 0.2, 0.3])
 assert run.calls > 0 and not run.bad_shapes, (f"Each draw asks for one value with torch.rand(1); your calls asked for "
                                               f"shapes {run.bad_shapes or 'nothing'} (draws counted: {run.calls}).")
 ### END HIDDEN TESTS
@@ -276,103 +271,91 @@ assert run.calls > 0 and not run.bad_shapes, (f"Each draw asks for one value wit
 # %% nbgrader={"grade": true, "grade_id": "hidden_strict_boundary", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: r == p/q rejects (the comparison is strict).
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(6, 0.25, 0.5), (7, 0.9, 0.1)])
-run = T.run_verify(verify_draft, case, draws=[case.p_over_q(0)])
-T.check(run, [], 1, hint="Accept only when r < p/q: r == p/q must reject, so use <, not <=")
+case = spec_checks.Case([(6, 0.25, 0.5), (7, 0.9, 0.1)])
+run = spec_checks.run_verify(verify_draft, case, draws=[case.p_over_q(0)])
+spec_checks.check(run, [], 1, hint="Accept only when r < p/q: r == p/q must reject, so use <, not <=")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_p_zero_rejects", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: p == 0 rejects, even when r is 0.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(6, 0.0, 0.5), (7, 0.9, 0.1)]), draws=[0.0])
-T.check(run, [], 1, hint="p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(6, 0.0, 0.5), (7, 0.9, 0.1)]), draws=[0.0])
+spec_checks.check(run, [], 1, hint="p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_break_not_continue", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a rejection stops the loop (break, not continue).
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)]), draws=[0.95])
-T.check(run, [1], hint="A token after a rejection came back: you used continue; a rejection needs break")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)]), draws=[0.95])
+spec_checks.check(run, [1], hint="A token after a rejection came back: you used continue; a rejection needs break")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a successful coin flip appends the token.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6)]), draws=[0.2])
-T.check(run, [4], 1, hint="When r < p/q the token is accepted: append token_id (is your comparison reversed, or the ratio q / p?)")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6)]), draws=[0.2])
+spec_checks.check(run, [4], 1, hint="When r < p/q the token is accepted: append token_id (is your comparison reversed, or the ratio q / p?)")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an all-accepted draft draws only where p < q.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
-T.check(run, [4, 9, 6, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions (p == q needs none)")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
+spec_checks.check(run, [4, 9, 6, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions (p == q needs none)")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 with p > 0 is accepted with no draw.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(7, 0.3, 0.0)]), draws=[0.99])
-T.check(run, [7], 0, hint="When q == 0, p >= q holds: accept without a draw and without dividing by q")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[0.99])
+spec_checks.check(run, [7], 0, hint="When q == 0, p >= q holds: accept without a draw and without dividing by q")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an empty draft returns [].
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([]), draws=[])
-T.check(run, [], 0, hint="An empty draft has nothing to verify: return an empty list")
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([]), draws=[])
+spec_checks.check(run, [], 0, hint="An empty draft has nothing to verify: return an empty list")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: draft_tokens given as a torch.LongTensor.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)], tokens_as="tensor")
-run = T.run_verify(verify_draft, case, draws=[0.5, 0.9])
-T.check(run, [10, 20], 2, hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+case = spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)], tokens_as="tensor")
+run = spec_checks.run_verify(verify_draft, case, draws=[0.5, 0.9])
+spec_checks.check(run, [10, 20], 2, hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-run = T.run_verify(verify_draft, T.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3)]), draws=[0.1, 0.9])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3)]), draws=[0.1, 0.9])
 assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a longer draft over another vocabulary.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(44, 0.5, 0.2), (2, 0.3, 0.6), (49, 0.8, 0.1), (0, 0.1, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
-run = T.run_verify(verify_draft, case, draws=[0.3, 0.6])
-T.check(run, [44, 2, 49], 2, hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+case = spec_checks.Case([(44, 0.5, 0.2), (2, 0.3, 0.6), (49, 0.8, 0.1), (0, 0.1, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
+run = spec_checks.run_verify(verify_draft, case, draws=[0.3, 0.6])
+spec_checks.check(run, [44, 2, 49], 2, hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_acceptance_rate", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(5, 0.3, 0.75)])
-rate, _ = T.sample_runs(verify_draft, case, trials=4000, seed=2313)
-assert T.close(rate, case.p_over_q(0), 0.03), (f"A position with p/q = 0.4 was accepted {rate:.0%} of the time, "
+case = spec_checks.Case([(5, 0.3, 0.75)])
+rate, _ = spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2313)
+assert spec_checks.close(rate, case.p_over_q(0), 0.03), (f"A position with p/q = 0.4 was accepted {rate:.0%} of the time, "
                                                "not about 40%: accept when r < p / q, with r = torch.rand(1).item().")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_mean_length", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.
 ### BEGIN HIDDEN TESTS
-import importlib.util as _u; _s = _u.spec_from_file_location("_hc", "spec_checks.py"); T = _u.module_from_spec(_s); _s.loader.exec_module(T)  # noqa: E702,E501
-case = T.Case([(1, 0.3, 0.6), (2, 0.5, 0.5), (3, 0.2, 0.8), (4, 0.9, 0.1)])
-_, mean_length = T.sample_runs(verify_draft, case, trials=4000, seed=2314)
-want = T.expected_length(case)
-assert T.close(mean_length, want, 0.08), (f"Accepted {mean_length:.2f} tokens on average; the exact expectation is "
+case = spec_checks.Case([(1, 0.3, 0.6), (2, 0.5, 0.5), (3, 0.2, 0.8), (4, 0.9, 0.1)])
+_, mean_length = spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2314)
+want = spec_checks.expected_length(case)
+assert spec_checks.close(mean_length, want, 0.08), (f"Accepted {mean_length:.2f} tokens on average; the exact expectation is "
                                           f"{want:.2f}. Check the coin (r < p / q) and that a rejection breaks.")
 ### END HIDDEN TESTS

@@ -30,6 +30,15 @@ import torch
 _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
+# The visible test case of both missions: (token_id, p, q) for positions 0..3.
+VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]
+VISIBLE_DRAWS = [0.5, 0.9]
+# Functions the student writes, and the helpers that call one of them. When grading, the
+# checks run in the grader's own process and these helpers call the student's function
+# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+STUDENT_FUNCTIONS = ("verify_draft",)
+REMOTE_HELPERS = ("run_verify", "sample_runs")
+_equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
 _OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
 CALL_BUDGET_SECONDS = 1.0  # one call of verify_draft takes microseconds; a loop gets cut here
 
@@ -114,6 +123,7 @@ class Case:
     """
 
     def __init__(self, positions, vocab=41, decoys=(), tokens_as="list"):
+        self.wire = [[list(pos) for pos in positions], vocab, [list(d) for d in decoys], tokens_as]
         self.positions = [tuple(pos) for pos in positions]
         k = _count(self.positions)
         self.target_probs = torch.zeros(k, vocab, dtype=torch.float32)
@@ -132,6 +142,11 @@ class Case:
         """p/q at position i, read the way the lesson reads it."""
         token_id = self.positions[i][0]
         return self.target_probs[i, token_id].item() / self.draft_probs[i, token_id].item()
+
+
+def visible_case():
+    """The tensors of the visible test: draft_tokens [10, 20, 30, 40], vocab 41."""
+    return Case(VISIBLE_POSITIONS, vocab=41)
 
 
 class ScriptedRand:
@@ -163,6 +178,7 @@ class Run:
     """What one call of ``verify_draft`` did."""
 
     result = tokens = error = problem = None
+    result_type, result_repr = "NoneType", "None"
     calls = 0
     draws_used = bad_shapes = ()
     inputs_changed = rand_replaced = False
@@ -190,12 +206,12 @@ def _as_tokens(result):
 def _snapshot(case):
     tokens = case.draft_tokens
     return (case.draft_probs.clone(), case.target_probs.clone(),
-            tokens.clone() if torch.is_tensor(tokens) else _list(tokens))
+            tokens.clone() if _is_tensor(tokens) else _list(tokens))
 
 
 def _same(a, b):
-    if torch.is_tensor(a):
-        return torch.is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
+    if _is_tensor(a):
+        return _is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and _equal(a, b)
     return _type(b) is _list and a == b
 
 
@@ -225,6 +241,7 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if s != (1,)]
     run.tokens = _as_tokens(run.result)
+    run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
     after = (case.draft_probs, case.target_probs, case.draft_tokens)
     run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
     run.rebound = _rebound_builtins()
@@ -243,7 +260,7 @@ def _first_problem(run):
         return f"verify_draft raised {run.error}"
     if run.tokens is None:
         return ("verify_draft should return a plain Python list of token ids, "
-                f"but it returned a {_type(run.result).__name__}: {repr(run.result)[:80]}")
+                f"but it returned a {run.result_type}: {run.result_repr}")
     return None
 
 
@@ -285,6 +302,54 @@ def expected_length(case):
         survive *= 1.0 if p >= q else case.p_over_q(i)
         expected += survive
     return expected
+
+
+# ------------------------------------------------------------------ wire format
+# The grader sends a Case and the draws to the student's kernel, and reads back a Run
+# as plain JSON data. The kernel never holds the expected answers or the checks.
+
+_RUN_FIELDS = {"tokens": (list, type(None)), "calls": (int,), "shapes": (list,), "draws_used": (list,),
+               "error": (str, type(None)), "inputs_changed": (bool,), "rand_replaced": (bool,),
+               "rebound": (list,), "result_type": (str,), "result_repr": (str,)}
+
+
+def case_from_wire(wire):
+    positions, vocab, decoys, tokens_as = wire
+    return Case([tuple(p) for p in positions], vocab=vocab, decoys=[tuple(d) for d in decoys], tokens_as=tokens_as)
+
+
+def to_wire(helper, result):
+    """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
+    if helper == "sample_runs":
+        return [float(x) for x in result]
+    return {"tokens": result.tokens, "calls": result.calls, "shapes": [list(s) for s in result.bad_shapes],
+            "draws_used": list(result.draws_used), "error": result.error, "inputs_changed": result.inputs_changed,
+            "rand_replaced": result.rand_replaced, "rebound": list(result.rebound),
+            "result_type": result.result_type, "result_repr": result.result_repr}
+
+
+def from_wire(helper, data):
+    """A reply from the student's kernel, checked field by field (in the grader). Raises ValueError."""
+    if helper == "sample_runs":
+        if not (isinstance(data, list) and len(data) == 2 and all(type(x) in (int, float) for x in data)):
+            raise ValueError("a malformed sample_runs reply")
+        return float(data[0]), float(data[1])
+    if not isinstance(data, dict) or set(data) != set(_RUN_FIELDS):
+        raise ValueError("a malformed run_verify reply")
+    for name, types in _RUN_FIELDS.items():
+        if type(data[name]) not in types:
+            raise ValueError(f"a malformed run_verify reply ({name})")
+    if data["tokens"] is not None and not all(type(t) is int for t in data["tokens"]):
+        raise ValueError("a malformed run_verify reply (tokens)")
+    run = Run()
+    run.tokens, run.calls, run.error = data["tokens"], data["calls"], data["error"]
+    run.bad_shapes = [tuple(s) for s in data["shapes"]]
+    run.draws_used = tuple(data["draws_used"])
+    run.inputs_changed, run.rand_replaced = data["inputs_changed"], data["rand_replaced"]
+    run.rebound = [str(n) for n in data["rebound"]]
+    run.result_type, run.result_repr = data["result_type"][:40], data["result_repr"][:80]
+    run.problem = _first_problem(run)
+    return run
 
 
 def close(a, b, tol):

@@ -18,19 +18,9 @@ import sys
 from dataclasses import dataclass
 
 
-from spec_checks import Case, ScriptedRand, run_verify
+from spec_checks import VISIBLE_DRAWS, VISIBLE_POSITIONS, Case, ScriptedRand, run_verify, visible_case  # noqa: F401
 
 AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
-
-# The visible test case of both missions: (token_id, p, q) for positions 0..3.
-VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]
-VISIBLE_DRAWS = [0.5, 0.9]
-
-
-def visible_case():
-    """The tensors of the visible test: draft_tokens [10, 20, 30, 40], vocab 41."""
-    return Case(VISIBLE_POSITIONS, vocab=41)
-
 
 # --------------------------------------------------------------------------- quizzes
 

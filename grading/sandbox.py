@@ -1,0 +1,234 @@
+"""The grading sandbox: every kernel that runs student code runs in bubblewrap.
+
+What the student's kernel gets (``bwrap_command``):
+
+- a read-only system (/usr) and Python environment (the venv and its base Python);
+- a private working folder (``/home/student/work``, a size-capped tmpfs) holding
+  read-only copies of the assignment's files, but no notebook; what the student
+  writes there or in /tmp is thrown away with the sandbox;
+- no source/, gradebook, submitted/, autograded/, feedback/, nbgrader config,
+  grading/ package or other kernels' connection files: they are simply not mounted;
+- no network (its own empty network namespace); the kernel's channels are Unix
+  sockets in a private folder that only this kernel and the grader see;
+- its own PID, IPC and UTS namespaces; it dies with the grader (--die-with-parent);
+- an unprivileged user: run as root, the grader gives each sandbox a uid of its
+  own (never 0), so one sandbox's processes do not count against another's limit;
+  run as another user, bwrap maps that user into a user namespace;
+- limits: process count, file size, address space and CPU seconds (rlimits);
+- an empty environment but for a few variables (no secrets from the grader's);
+- its stdout and stderr go to a log file in its private folder, not the grader's.
+
+``check()`` tries the sandbox once and returns a message naming the fix when it
+cannot start. ``SandboxedKernelManager`` is the jupyter_client kernel manager that
+nbgrader's Execute preprocessor uses to start each notebook's kernel in it.
+"""
+
+import os
+import secrets
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Dict, Integer, Unicode
+
+HARNESS = Path(__file__).resolve().parent / "kernel_harness.py"
+WORKDIR = "/home/student/work"
+GRADER_DIR = "/grader"  # the kernel harness and the trusted helpers, read-only
+UNSAFE_ENV = "GRADER_UNSAFE_NO_SANDBOX"
+
+LIMITS = {  # prlimit option: value
+    "--nproc": 256,                # processes and threads of the sandbox's own uid
+    "--fsize": 64 * 2**20,         # bytes per file
+    "--as": 6 * 2**30,             # address space per process
+    "--cpu": 300,                  # CPU seconds per process
+}
+TMPFS_BYTES = 64 * 2**20
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+def unsafe():
+    """True when the grader runs kernels without the sandbox (--unsafe-no-sandbox)."""
+    return os.environ.get(UNSAFE_ENV) == "1"
+
+
+def _python_roots():
+    """The folders the kernel's Python needs: the venv and the Python it was made from."""
+    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(), Path(sys.executable).resolve().parent.parent}
+    return sorted(str(r) for r in roots if r != Path("/usr") and not str(r).startswith("/usr/"))
+
+
+def _parents(path):
+    """Every ancestor of ``path`` below /, outermost first."""
+    parts = Path(path).parts[1:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS):
+    """The argv that runs ``inner`` in a fresh sandbox.
+
+    ``private_dir`` is bound read-write at the same path (connection file, sockets, log).
+    ``files`` is a list of (host path, path relative to the working folder), bound read-only;
+    ``grader_files`` a list of (host path, name) bound read-only into /grader.
+    """
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        raise SandboxUnavailable("bubblewrap is not installed")
+    args = [bwrap, "--ro-bind", "/usr", "/usr"]
+    for link in ("bin", "sbin", "lib", "lib64", "lib32", "libx32"):
+        if os.path.islink(f"/{link}"):
+            args += ["--symlink", os.readlink(f"/{link}"), f"/{link}"]
+    for extra in ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/etc/ssl/certs"):
+        if os.path.exists(extra):
+            args += ["--ro-bind", extra, extra]
+    made = set()
+    for root in _python_roots() + [str(private_dir)]:
+        for parent in _parents(root):
+            if parent not in made:
+                made.add(parent)
+                args += ["--perms", "0755", "--dir", parent]
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
+    args += ["--perms", "0755", "--dir", GRADER_DIR]
+    for host, name in grader_files:
+        args += ["--ro-bind", str(host), f"{GRADER_DIR}/{name}"]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
+             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/home/student",
+             "--perms", "0755", "--dir", WORKDIR]
+    for host, rel in files:
+        args += ["--ro-bind", str(host), f"{WORKDIR}/{rel}"]
+    args += ["--bind", str(private_dir), str(private_dir)]
+    args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+             "--die-with-parent", "--hostname", "sandbox", "--chdir", WORKDIR, "--clearenv"]
+    base_env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/home/student",
+                "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
+                "OMP_NUM_THREADS": "1"}
+    for key, value in {**base_env, **(env or {})}.items():
+        args += ["--setenv", key, str(value)]
+    if os.geteuid() == 0:
+        uid = uid or sandbox_uid()
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+                 shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}",
+                 "--clear-groups", "--no-new-privs", "--"]
+    else:
+        args += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--"]
+    prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", *(f"{k}={v}" for k, v in limits.items()), "--"]
+    return prlimit + args + list(inner)
+
+
+def sandbox_uid():
+    """A fresh unprivileged uid for one sandbox (not in /etc/passwd, never 0)."""
+    return 200_000 + secrets.randbelow(800_000)
+
+
+def make_private_dir(uid):
+    """A folder for one kernel's connection file, sockets and log, owned by the sandbox user."""
+    path = tempfile.mkdtemp(prefix="nbg-", dir="/tmp")
+    if os.geteuid() == 0:
+        os.chown(path, uid, uid)
+    os.chmod(path, 0o700)
+    return path
+
+
+def workdir_files(folder):
+    """(host path, relative path) of the regular files under ``folder``, notebooks and symlinks left out."""
+    out = []
+    folder = Path(folder)
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in (".ipynb_checkpoints", "__pycache__")]
+        for name in filenames:
+            path = Path(dirpath) / name
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode) and path.suffix != ".ipynb" and info.st_size <= LIMITS["--fsize"]:
+                out.append((path, path.relative_to(folder).as_posix()))
+    return out
+
+
+FIX = ("The grading sandbox (bubblewrap) cannot start here: {why}\n"
+       "Fix: install it (`apt-get install bubblewrap`) and grade as root, or as a user allowed to create user\n"
+       "namespaces (`sysctl kernel.unprivileged_userns_clone=1`; in a container, allow unshare/clone).\n"
+       "To grade trusted code anyway, run `make grade ARGS=--unsafe-no-sandbox` (student code then runs\n"
+       "unconfined, with your permissions).")
+
+
+def check():
+    """None when the sandbox works here, else a message that names the fix."""
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            uid = sandbox_uid()
+            if os.geteuid() == 0:
+                os.chown(scratch, uid, uid)
+            cmd = bwrap_command([sys.executable, "-c", "import os; assert os.getuid() != 0"], private_dir=scratch,
+                                uid=uid)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
+        return FIX.format(why=exc)
+    if proc.returncode:
+        return FIX.format(why=(proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1])
+    return None
+
+
+class HarnessKernelManager(AsyncKernelManager):
+    """Starts the grading kernel (kernel_harness.py) instead of the plain ipykernel; no sandbox."""
+
+    helpers_path = Unicode(help="The course's trusted helper module, loaded by the kernel before student code")
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return [sys.executable, str(HARNESS), self.helpers_path, "-f", self.connection_file, *(extra_arguments or [])]
+
+    def log_tail(self, chars=2000):
+        return ""
+
+
+class SandboxedKernelManager(HarnessKernelManager):
+    """Starts the grading kernel inside a fresh sandbox, with IPC channels in a private folder."""
+
+    sandbox_files = Dict(help="{relative path: host path} bound read-only into the working folder")
+    private_dir = Unicode()
+    sandbox_user = Integer(0)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.sandbox_user = sandbox_uid() if os.geteuid() == 0 else os.geteuid()
+        self.private_dir = make_private_dir(self.sandbox_user)
+        self.transport = "ipc"
+        self.ip = os.path.join(self.private_dir, "k")
+        self.connection_file = os.path.join(self.private_dir, "kernel.json")
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        inner = [sys.executable, f"{GRADER_DIR}/kernel_harness.py", f"{GRADER_DIR}/helpers.py",
+                 "-f", self.connection_file, *(extra_arguments or [])]
+        env = {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
+        files = [(host, rel) for rel, host in self.sandbox_files.items()]
+        grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
+        return bwrap_command(inner, private_dir=self.private_dir, files=files, grader_files=grader_files,
+                             uid=self.sandbox_user, env=env)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        if os.geteuid() == 0:
+            os.chown(self.connection_file, self.sandbox_user, self.sandbox_user)
+        log = open(os.path.join(self.private_dir, "kernel.log"), "ab")
+        kw.update(stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        kw.pop("env", None)
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            log.close()
+
+    def log_tail(self, chars=2000):
+        try:
+            return Path(self.private_dir, "kernel.log").read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    async def _async_cleanup_resources(self, restart=False):
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            shutil.rmtree(self.private_dir, ignore_errors=True)
