@@ -2,6 +2,7 @@
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
+#   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -17,6 +18,10 @@ $(VENV)/.installed: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo "Installing the pinned environment into $(VENV)/ (about a minute the first time)"
 	@$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt 2>&1 | { grep -v "is ignored: it is neither" || true; }
+	@# The grading sandbox. Without root or apt-get, `make grade` later says how to install it.
+	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	  { echo "Installing bubblewrap (the grading sandbox) with apt-get"; apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; }
 	@touch $@
 
 install: $(VENV)/.installed
@@ -32,10 +37,10 @@ release: notebooks
 	  test -f release/$(ASSIGNMENT)/02_reject_and_break.ipynb
 
 demo: install
-	$(PY) -m grading.demo
+	$(PY) -m grading.demo $(ARGS)
 
 grade: install  ## autograde submitted/ in parallel, then feedback and reports/index.html
-	$(PY) -m grading.grade
+	$(PY) -m grading.grade $(ARGS)
 
 test: install
 	$(PY) -m pytest

@@ -46,7 +46,16 @@ def score_table(totals):
     return "\n".join(lines)
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    from grading import grade
+
+    ap = argparse.ArgumentParser(description="Grade the example class")
+    ap.add_argument("--unsafe-no-sandbox", action="store_true", help="run student code without the sandbox")
+    args = ap.parse_args(argv)
+    if not grade.sandbox_ready(args.unsafe_no_sandbox):
+        return 2
     started = time.time()
     for stale in ("submitted", "feedback"):
         shutil.rmtree(ROOT / stale, ignore_errors=True)

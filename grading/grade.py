@@ -1,11 +1,13 @@
 """`make grade`: autograde every submission in parallel, then feedback and the class report.
 
-    python -m grading.grade [--workers N] [--db-url URL] [--no-feedback]
+    python -m grading.grade [--workers N] [--db-url URL] [--no-feedback] [--deadline S] [--unsafe-no-sandbox]
 
-The class is split into one batch per worker (one per core by default). Each
+Students are handed out one at a time to the workers (one per core by default). Each
 worker is one process running the real nbgrader (its Python API, the code behind
-`nbgrader autograde --student`) over its batch, so nbgrader's ~3 s start-up is
-paid once per worker, not once per student. All workers write into one gradebook:
+`nbgrader autograde --student`), so nbgrader's ~3 s start-up is paid once per worker,
+not once per student. Every kernel runs in the sandbox (grading/sandbox.py); a
+student whose grading outlives the deadline, or whose worker dies, is listed as not
+graded with the reason, and a fresh worker carries on with the rest. All workers write into one gradebook:
 SQLite by default (with a lock timeout, so concurrent writers wait their turn) or
 PostgreSQL through --db-url, for courses with several graders.
 """
@@ -13,22 +15,20 @@ PostgreSQL through --db-url, for courses with several graders.
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from grading import ASSIGNMENT, ROOT, pipeline
+from grading import ASSIGNMENT, ROOT, pipeline, sandbox
+
+DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, a check 10 s)
 
 
 def students(course, assignment=ASSIGNMENT):
     base = Path(course) / "submitted"
     return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir())
-
-
-def batches(items, n):
-    """Round-robin split into at most n non-empty batches."""
-    return [b for b in (items[k::n] for k in range(n)) if b]
 
 
 def default_db_url(course):
@@ -40,39 +40,96 @@ def progress(done, total, width=30):
     return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
 
 
-def run_workers(course, names, workers, db_url, echo=True):
-    """Grade ``names`` in ``workers`` processes; return {student: error or None}."""
-    procs = []
-    for batch in batches(names, workers):
-        cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course),
-               "--db-url", db_url, "--students", ",".join(batch)]
-        procs.append(subprocess.Popen(cmd, cwd=course, env=pipeline.env(), stdout=subprocess.PIPE,
-                                      stderr=subprocess.DEVNULL, text=True, bufsize=1))
-    results, streams = {}, {p.stdout: p for p in procs}
+def _start_worker(course, db_url, log):
+    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url]
+    # Its own session, so a deadline can stop it and everything it started (kernels, sandboxes).
+    return subprocess.Popen(cmd, cwd=course, env=pipeline.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=log, text=True, bufsize=1, start_new_session=True)
+
+
+def _stop(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+
+
+def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None):
+    """Grade ``names`` in ``workers`` processes; return {student: error or None}.
+
+    Students are handed out one at a time. A student whose grading outlives ``deadline``
+    seconds has its worker stopped (with its kernels) and is listed as not graded; so is
+    a student whose worker dies. A fresh worker takes over the rest of the queue.
+    nbgrader's log of every student goes to the file ``log`` (default: nowhere).
+    """
     import selectors
+
+    log_file = open(log, "a") if log else subprocess.DEVNULL
+    queue, results = list(names), {}
+    busy = {}  # worker -> (student, started)
     sel = selectors.DefaultSelector()
-    for stream in streams:
-        sel.register(stream, selectors.EVENT_READ)
-    while streams:
-        for key, _ in sel.select():
-            line = key.fileobj.readline()
-            if not line:
-                sel.unregister(key.fileobj)
-                streams.pop(key.fileobj).wait()
+
+    def hand_out(proc):
+        if queue:
+            student = queue.pop(0)
+            busy[proc] = (student, time.monotonic())
+            proc.stdin.write(student + "\n")
+            proc.stdin.flush()
+        else:
+            busy.pop(proc, None)
+            sel.unregister(proc.stdout)
+            proc.stdin.close()
+            proc.wait()
+
+    def replace(proc, reason):
+        student, _ = busy.pop(proc)
+        results[student] = reason
+        sel.unregister(proc.stdout)
+        _stop(proc)
+        if queue:
+            add_worker()
+
+    def add_worker():
+        proc = _start_worker(course, db_url, log_file)
+        sel.register(proc.stdout, selectors.EVENT_READ, proc)
+        hand_out(proc)
+
+    for _ in range(min(workers, len(queue))):
+        add_worker()
+    while busy:
+        for key, _ in sel.select(timeout=1):
+            proc = key.data
+            if proc not in busy:
                 continue
-            record = json.loads(line)
+            line = proc.stdout.readline()
+            try:
+                record = json.loads(line)
+            except ValueError:
+                record = None
+            if not isinstance(record, dict) or record.get("student") != busy[proc][0]:
+                code = proc.poll()
+                replace(proc, f"its grading process stopped (exit code {code if code is not None else '?'})")
+                continue
             results[record["student"]] = record["error"]
-            if echo:
-                print(f"\r{progress(len(results), len(names))} {record['student'][:30]:30}", end="", flush=True)
+            hand_out(proc)
+        now = time.monotonic()
+        for proc, (student, started) in list(busy.items()):
+            if now - started > deadline:
+                replace(proc, f"grading took longer than the {deadline:.0f} s deadline and was stopped")
+        if echo:
+            print(f"\r{progress(len(results), len(names))}", end="", flush=True)
     if echo:
         print()
+    if log:
+        log_file.close()
     for name in names:
         results.setdefault(name, "the worker grading this student stopped")
     return results
 
 
-def worker(course, db_url, names):
-    """Grade ``names`` one after another in this process; one JSON line per student."""
+def worker(course, db_url):
+    """Grade the students named on stdin, one per line, in this process; one JSON line per student."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
@@ -81,7 +138,8 @@ def worker(course, db_url, names):
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.db_url = db_url
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-    for name in names:
+    for line in sys.stdin:
+        name = line.strip()
         error = None
         for attempt in range(3):  # a locked gradebook is retried, not lost
             result = api.autograde(ASSIGNMENT, name, force=True, create=True)
@@ -91,6 +149,8 @@ def worker(course, db_url, names):
             if "database is locked" not in (result.get("error", "") + result.get("log", "")):
                 break
             time.sleep(1 + attempt)
+        sys.stderr.write(f"==== {name}\n{result.get('log') or ''}{result.get('error') or ''}\n")
+        sys.stderr.flush()
         print(json.dumps({"student": name, "error": None if result["success"] else error}), flush=True)
 
 
@@ -100,20 +160,40 @@ def _first_error(result):
     return (lines[-1] if lines else text.strip().splitlines()[-1] if text.strip() else "failed")[:300]
 
 
+def sandbox_ready(unsafe):
+    """Check the grading sandbox before any student code runs; print what to do if it cannot start."""
+    if unsafe:
+        os.environ[sandbox.UNSAFE_ENV] = "1"
+        print("WARNING: --unsafe-no-sandbox: student code runs unconfined, with your permissions, your files and\n"
+              "the network. Verdicts are still decided by the grader, but a hostile submission can read the hidden\n"
+              "tests, change the gradebook or stop the grading. Use it only for code you trust.", file=sys.stderr)
+        return True
+    os.environ.pop(sandbox.UNSAFE_ENV, None)
+    problem = sandbox.check()
+    if problem:
+        print(problem, file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--course", default=str(ROOT))
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--db-url")
     ap.add_argument("--no-feedback", action="store_true")
+    ap.add_argument("--deadline", type=float, default=DEADLINE, help="seconds one student's grading may take")
+    ap.add_argument("--unsafe-no-sandbox", action="store_true",
+                    help="run student code without the sandbox (only for code you trust)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--students", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     course = Path(args.course).resolve()
     db_url = args.db_url or default_db_url(course)
     if args.worker:
-        worker(course, db_url, args.students.split(","))
+        worker(course, db_url)
         return 0
+    if not sandbox_ready(args.unsafe_no_sandbox):
+        return 2
 
     names = students(course)
     if not names:
@@ -121,7 +201,10 @@ def main(argv=None):
         return 1
     started = time.time()
     print(f"Autograding {len(names)} submissions with {min(args.workers, len(names))} workers")
-    results = run_workers(course, names, args.workers, db_url)
+    (course / "reports").mkdir(exist_ok=True)
+    log = course / "reports" / "grading.log"
+    log.write_text("")
+    results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log)
     failed = {s: e for s, e in results.items() if e}
     print(f"Graded {len(names) - len(failed)} of {len(names)} in {time.time() - started:.0f} s")
     for student, error in sorted(failed.items()):
@@ -131,7 +214,7 @@ def main(argv=None):
                           f"--CourseDirectory.db_url={db_url}", check=False)
     from grading import report
     page = report.write(course, db_url, failed)
-    print(f"Class report: {page}")
+    print(f"Class report: {page}   nbgrader's log: {log}")
     return 0
 
 

@@ -10,7 +10,7 @@
   anything printed inside a hidden test cell are removed.
 """
 
-import os
+import json
 import time
 from pathlib import Path
 from queue import Empty
@@ -27,7 +27,21 @@ HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 
 
 class CapOutputSize(NbGraderPreprocessor):
+    """Caps every output a submission can make, whatever its type.
+
+    Text of any MIME type, JSON data (as its serialised size), output metadata, error
+    names, values and tracebacks, the number of outputs per cell, and the notebook's
+    total: past ``max_total_chars`` every further output is replaced by one line.
+    """
+
     max_chars = Integer(20_000, help="Characters kept of each text output").tag(config=True)
+    max_outputs = Integer(50, help="Outputs kept per cell").tag(config=True)
+    max_metadata_chars = Integer(2_000, help="Characters of output metadata kept (else it is dropped)").tag(config=True)
+    max_total_chars = Integer(2_000_000, help="Characters of output kept per notebook").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        self._total = 0
+        return super().preprocess(nb, resources)
 
     def _cap(self, text):
         if len(text) <= self.max_chars:
@@ -36,18 +50,61 @@ class CapOutputSize(NbGraderPreprocessor):
         cut = len(text) - 2 * half
         return f"{text[:half]}\n... [{cut} characters cut by the grader] ...\n{text[-half:]}"
 
+    @staticmethod
+    def _note(text):
+        return nbformat.v4.new_output("stream", name="stdout", text=f"[{text}]\n")
+
+    def _cap_output(self, output):
+        if len(json.dumps(output.get("metadata", {}), default=str)) > self.max_metadata_chars:
+            output["metadata"] = {}
+        if output.output_type == "stream":
+            output.text = self._cap(str(output.get("text", "")))
+        elif output.output_type in ("execute_result", "display_data"):
+            data = output.get("data", {})
+            for mime, value in list(data.items()):
+                if isinstance(value, str):
+                    data[mime] = self._cap(value)
+                elif len(json.dumps(value, default=str)) > self.max_chars:
+                    del data[mime]
+            if not data:
+                data["text/plain"] = "[an output too large to keep, cut by the grader]"
+            output.pop("transient", None)
+        elif output.output_type == "error":
+            output.ename = self._cap(str(output.get("ename", "")))[:200]
+            output.evalue = self._cap(str(output.get("evalue", "")))
+            output.traceback = [self._cap(str(line)) for line in output.get("traceback", [])[-30:]]
+        return output
+
     def preprocess_cell(self, cell, resources, index):
-        for output in cell.get("outputs", []):
-            if output.output_type == "stream":
-                output.text = self._cap(output.text)
-            elif output.output_type in ("execute_result", "display_data"):
-                for mime, value in list(output.get("data", {}).items()):
-                    if isinstance(value, str):
-                        output.data[mime] = self._cap(value)
-            elif output.output_type == "error":
-                output.evalue = self._cap(output.evalue)
-                output.traceback = [self._cap(line) for line in output.traceback[-30:]]
+        outputs = cell.get("outputs", [])
+        if not outputs:
+            return cell, resources
+        kept = []
+        for output in outputs[: self.max_outputs]:
+            output = self._cap_output(output)
+            size = len(json.dumps(output, default=str))
+            if self._total + size > self.max_total_chars:
+                kept.append(self._note("the rest of this notebook's output was cut by the grader"))
+                self._total = self.max_total_chars + 1
+                break
+            self._total += size
+            kept.append(output)
+        if len(outputs) > self.max_outputs and self._total <= self.max_total_chars:
+            kept.append(self._note(f"{len(outputs) - self.max_outputs} more outputs cut by the grader"))
+        cell.outputs = kept
         return cell, resources
+
+
+def feedback_html_only():
+    """``nbgrader generate_feedback`` writes the HTML pages only, never other files of the autograded folder.
+
+    nbgrader copies every non-notebook file it finds there into feedback/; a student's
+    kernel cannot write there any more (it runs in the sandbox), but nothing else
+    belongs in feedback either.
+    """
+    from nbgrader.converters import GenerateFeedback
+
+    GenerateFeedback.init_assignment = lambda self, assignment_id, student_id: None
 
 
 class HideHiddenTestDetails(NbGraderPreprocessor):
@@ -150,6 +207,8 @@ class SandboxedExecute(ResilientExecute):
         helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
         self._judge = verdicts.Judge(helpers, self._call)
         self._sandboxed = not sandbox.unsafe()
+        if self._sandboxed and sandbox.check_once():
+            raise sandbox.SandboxUnavailable(sandbox.check_once())
         self.kernel_manager_class = (sandbox.SandboxedKernelManager if self._sandboxed
                                      else sandbox.HarnessKernelManager)
         NotebookClient.__init__(self, nb, km)

@@ -175,6 +175,16 @@ def check():
     return None
 
 
+_CHECKED = []
+
+
+def check_once():
+    """``check()``, run once per process."""
+    if not _CHECKED:
+        _CHECKED.append(check())
+    return _CHECKED[0]
+
+
 class HarnessKernelManager(AsyncKernelManager):
     """Starts the grading kernel (kernel_harness.py) instead of the plain ipykernel; no sandbox."""
 

@@ -38,9 +38,7 @@ def parallel(course, db_url):
     return pipeline.scores(course, db_url)
 
 
-def test_batches_split_the_class_evenly():
-    assert grade.batches(list("abcde"), 2) == [["a", "c", "e"], ["b", "d"]]
-    assert grade.batches(["a"], 4) == [["a"]]
+def test_progress_bar():
     assert grade.progress(3, 6, width=10) == "[#####.....] 3/6"
 
 

@@ -1,0 +1,240 @@
+"""Hostile students (tests/submissions/attacks/) graded in one class run with honest ones.
+
+The whole class goes through `make grade`'s parallel grader (grading/grade.py, 2 workers),
+with every kernel in the sandbox. For each attack the tests prove:
+
+- it gains nothing over the same honest mistake (its baseline answer, graded in the same run);
+- its feedback shows no hidden test line and no solution line it did not write itself;
+- nothing outside its own folder changed: source/, release/, submitted/, the config and
+  grading/ hash the same before and after, and the gradebook holds no trigger;
+- every other student's grade is unchanged: each honest student's grades equal those the
+  grader before the sandbox gave the same answer (tests/golden_grades.json).
+
+The network attack's listener is started here, on 127.0.0.1:47913; it must receive nothing.
+"""
+
+import hashlib
+import json
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import SUBMISSIONS, header
+from grading import ASSIGNMENT, catalogue, demo, grade, pipeline
+from test_feedback import hidden_lines, html_text
+
+ATTACKS = sorted((SUBMISSIONS / "attacks").glob("*.py"))
+GOLDEN = json.loads((Path(__file__).parent / "golden_grades.json").read_text())
+SOURCE_DIR = pipeline.ROOT / "source" / ASSIGNMENT
+LISTENER_PORT = 47913
+
+
+def attack_student(path):
+    return "attack-" + path.stem.replace("_", "-")
+
+
+def tree_hash(path):
+    digest = hashlib.sha256()
+    for item in sorted(Path(path).rglob("*")):
+        if item.is_file() and "__pycache__" not in item.parts:
+            digest.update(str(item.relative_to(path)).encode() + b"\0" + item.read_bytes())
+    return digest.hexdigest()
+
+
+def snapshot(root):
+    return {name: tree_hash(root / name) for name in ("source", "release", "submitted", "grading")} | {
+        "nbgrader_config.py": hashlib.sha256((root / "nbgrader_config.py").read_bytes()).hexdigest()}
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that records whatever reaches it."""
+
+    def __init__(self, port):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.received, self.running = [], True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            conn.settimeout(1)
+            try:
+                self.received.append(conn.recv(200) or b"(connected)")
+            except OSError:
+                self.received.append(b"(connected)")
+            conn.close()
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.sock.close()
+
+
+class AttackedClass:
+    def __init__(self, root, results, before, after, received, seconds):
+        self.root, self.results, self.before, self.after = root, results, before, after
+        self.received, self.seconds = received, seconds
+        self.table = pipeline.scores(root)
+
+    def total(self, student, notebook):
+        return sum(score for score, _ in self.table.get(student, {}).get(notebook, {}).values())
+
+    def notebook_text(self, student, notebook):
+        path = self.root / "autograded" / student / ASSIGNMENT / f"{notebook}.ipynb"
+        return path.read_text() if path.exists() else ""
+
+
+@pytest.fixture(scope="session")
+def attacked_class(tmp_path_factory):
+    root = pipeline.make_course(tmp_path_factory.mktemp("attacked"))
+    pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    release = root / "release" / ASSIGNMENT
+    answers = {(a.notebook, a.name): a for a in catalogue.load()}
+    honest = {(header(p.read_text(), "notebook"), header(p.read_text(), "baseline")) for p in ATTACKS}
+    honest |= {(nb, "correct_for_enumerate") for nb in ("01_accept_branch", "02_reject_and_break")}
+    for nb, name in sorted(honest):
+        a = answers[nb, name]
+        catalogue.write_submission(root / "submitted", a.student, nb, a.code, release)
+    demo.build_class(root / "submitted", release, prefix="demo-")
+    for path in ATTACKS:
+        catalogue.write_submission(root / "submitted", attack_student(path), header(path.read_text(), "notebook"),
+                                   path.read_text(), release)
+    before = snapshot(root)
+    listener = Listener(LISTENER_PORT)
+    started = time.time()
+    try:
+        results = grade.run_workers(root, grade.students(root), 2, grade.default_db_url(root), echo=False,
+                                    deadline=300, log=root / "grading.log")
+        pipeline.nbgrader(root, "generate_feedback", ASSIGNMENT, "--force")
+    finally:
+        listener.close()
+    return AttackedClass(root, results, before, snapshot(root), listener.received, time.time() - started)
+
+
+def solution_lines(notebook):
+    nb = nbformat.read(SOURCE_DIR / f"{notebook}.ipynb", as_version=4)
+    lines, inside = [], False
+    for cell in nb.cells:
+        for line in cell.source.splitlines():
+            if "BEGIN SOLUTION" in line:
+                inside = True
+            elif "END SOLUTION" in line:
+                inside = False
+            elif inside and len(line.strip()) > 12:
+                lines.append(line.strip())
+    return lines
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_attack_gains_nothing_over_the_same_honest_mistake(attacked_class, path):
+    text = path.read_text()
+    notebook, baseline = header(text, "notebook"), header(text, "baseline")
+    honest_student = catalogue.parse(pipeline.ROOT / "answers" / notebook / f"{baseline}.py").student
+    attacked = attacked_class.total(attack_student(path), notebook)
+    honest = attacked_class.total(honest_student, notebook)
+    assert attacked <= honest, f"{header(text, 'attack')}: scored {attacked}, the honest mistake {honest}"
+
+
+@pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
+def test_attack_feedback_shows_no_hidden_line_or_solution(attacked_class, path):
+    text = path.read_text()
+    notebook = header(text, "notebook")
+    folder = attacked_class.root / "feedback" / attack_student(path) / ASSIGNMENT
+    files = sorted(p.name for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+    assert all(name.endswith(".html") for name in files), f"feedback holds more than HTML pages: {files}"
+    page = folder / f"{notebook}.html"
+    if not page.exists():
+        return
+    shown = html_text(page.read_text())
+    leaked = [line for line in hidden_lines(notebook) if line in shown]
+    leaked += [line for line in solution_lines(notebook) if line in shown and line not in text]
+    assert not leaked, f"{header(text, 'attack')}: feedback shows {leaked[:3]}"
+
+
+def test_nothing_outside_the_students_folders_changed(attacked_class):
+    changed = [name for name in attacked_class.before if attacked_class.before[name] != attacked_class.after[name]]
+    assert not changed, f"changed during grading: {changed}"
+    db = sqlite3.connect(attacked_class.root / "gradebook.db")
+    triggers = db.execute("select name from sqlite_master where type = 'trigger'").fetchall()
+    db.close()
+    assert not triggers
+
+
+def test_every_honest_student_gets_exactly_the_grades_of_the_grader_before_the_sandbox(attacked_class):
+    honest = [s for s in attacked_class.table if not s.startswith("attack-")]
+    assert len(honest) >= 8
+    differ = {}
+    for student in honest:
+        got = {nb: {g: v[0] for g, v in grades.items()} for nb, grades in attacked_class.table[student].items()}
+        if got != GOLDEN[student]:
+            differ[student] = got
+    assert not differ, differ
+
+
+def test_every_student_is_graded_or_listed_with_the_reason(attacked_class):
+    assert set(attacked_class.results) == set(grade.students(attacked_class.root))
+    not_graded = {s: why for s, why in attacked_class.results.items() if why}
+    assert not [s for s in not_graded if not s.startswith("attack-")], not_graded
+    assert all(isinstance(why, str) and why for why in not_graded.values())
+
+
+def test_nothing_reached_the_listener_on_the_hosts_loopback(attacked_class):
+    assert attacked_class.received == []
+    text = attacked_class.notebook_text("attack-network-reach", "02_reject_and_break")
+    assert "ATTACK network_reach" in text
+
+
+def test_output_floods_and_big_files_stay_out_of_the_course(attacked_class):
+    flood = attacked_class.root / "autograded" / "attack-output-flood" / ASSIGNMENT / "02_reject_and_break.ipynb"
+    assert flood.stat().st_size < 3_000_000
+    big = [p for p in attacked_class.root.rglob("*") if p.is_file() and p.stat().st_size > 20_000_000]
+    assert not big
+
+
+def test_no_process_of_any_sandbox_is_left(attacked_class):
+    out = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
+    left = [line for line in out.splitlines() if int(line.split()[0]) >= 200_000]
+    assert not left, left
+
+
+def test_grading_stops_with_the_fix_when_the_sandbox_cannot_start(tmp_path):
+    course = pipeline.make_course(tmp_path / "course")
+    env = pipeline.env()
+    env["PATH"] = f"{pipeline.BIN}"  # no bwrap on PATH
+    proc = subprocess.run([sys.executable, "-m", "grading.grade", "--course", str(course)], cwd=pipeline.ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "bubblewrap" in proc.stderr and "--unsafe-no-sandbox" in proc.stderr
+    assert not (course / "autograded").exists() or not any((course / "autograded").iterdir())
+
+
+def test_a_student_past_the_deadline_costs_only_that_student(tmp_path):
+    course = pipeline.make_course(tmp_path / "course")
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    release = course / "release" / ASSIGNMENT
+    right = catalogue.parse(pipeline.ROOT / "answers" / "02_reject_and_break" / "correct_for_enumerate.py").code
+    # Every later cell then takes 9 s: each inside the cell's 10 s, together far past the deadline.
+    slow = right + "\nget_ipython().events.register('post_run_cell', lambda result: __import__('time').sleep(9))\n"
+    for student, code in (("a-first", right), ("b-slow", slow), ("c-next", right), ("d-last", right)):
+        catalogue.write_submission(course / "submitted", student, "02_reject_and_break", code, release)
+    results = grade.run_workers(course, grade.students(course), 1, grade.default_db_url(course), echo=False,
+                                deadline=25)
+    assert "deadline" in results["b-slow"]
+    assert {s: e for s, e in results.items() if s != "b-slow"} == {"a-first": None, "c-next": None, "d-last": None}
+    totals = pipeline.totals(pipeline.scores(course))
+    assert all(totals[s]["02_reject_and_break"] == (19.0, 19.0) for s in ("a-first", "c-next", "d-last"))
