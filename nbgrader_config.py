@@ -19,7 +19,8 @@ from nbgrader.preprocessors import (
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
-    from grading.preprocessors import CapOutputSize, HideHiddenTestDetails, SandboxedExecute, feedback_html_only
+    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, HideHiddenTestDetails,
+                                       SandboxedExecute, feedback_html_only)
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
           file=sys.stderr)
@@ -55,6 +56,6 @@ if SandboxedExecute:
     # Feedback: the hint of each failed hidden check, never its code; HTML pages only.
     feedback_html_only()
     c.GenerateFeedback.preprocessors = [
-        GetGrades, HideHiddenTestDetails, ClearHiddenTests, CSSHTMLHeaderPreprocessor,
+        GetGrades, HideHiddenTestDetails, ClearHiddenTestsInTestCells, CSSHTMLHeaderPreprocessor,
     ]
 c.ClearHiddenTests.enforce_metadata = True

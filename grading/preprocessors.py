@@ -20,7 +20,7 @@ import nbformat
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
@@ -93,6 +93,20 @@ class CapOutputSize(NbGraderPreprocessor):
             kept.append(self._note(f"{len(outputs) - self.max_outputs} more outputs cut by the grader"))
         cell.outputs = kept
         return cell, resources
+
+
+class ClearHiddenTestsInTestCells(ClearHiddenTests):
+    """nbgrader's ClearHiddenTests, for test cells only.
+
+    Hidden tests live only in the instructor's test cells. A student who writes the marker
+    ``### BEGIN HIDDEN TESTS`` in their own cell (in a comment, say) must not make the
+    whole notebook's feedback fail ("No end hidden tests statement found").
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code" or not utils.is_grade(cell) or utils.is_solution(cell):
+            return cell, resources
+        return super().preprocess_cell(cell, resources, index)
 
 
 def feedback_html_only():

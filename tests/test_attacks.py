@@ -126,18 +126,25 @@ def attacked_class(tmp_path_factory):
     return AttackedClass(root, results, before, snapshot(root), listener.received, time.time() - started)
 
 
-def solution_lines(notebook):
-    nb = nbformat.read(SOURCE_DIR / f"{notebook}.ipynb", as_version=4)
-    lines, inside = [], False
-    for cell in nb.cells:
+def normalized(text):
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+def solution_blocks(notebook):
+    """Each solution region of the source, as normalized lines, unless the student version shows it anyway."""
+    public = normalized("\n".join(c.source for c in nbformat.read(
+        pipeline.ROOT / "release" / ASSIGNMENT / f"{notebook}.ipynb", as_version=4).cells))
+    blocks, current = [], None
+    for cell in nbformat.read(SOURCE_DIR / f"{notebook}.ipynb", as_version=4).cells:
         for line in cell.source.splitlines():
             if "BEGIN SOLUTION" in line:
-                inside = True
+                current = []
             elif "END SOLUTION" in line:
-                inside = False
-            elif inside and len(line.strip()) > 12:
-                lines.append(line.strip())
-    return lines
+                blocks.append(normalized("\n".join(current)))
+                current = None
+            elif current is not None:
+                current.append(line)
+    return [b for b in blocks if b.count("\n") >= 1 and b not in public]
 
 
 @pytest.mark.parametrize("path", ATTACKS, ids=[p.stem for p in ATTACKS])
@@ -162,7 +169,8 @@ def test_attack_feedback_shows_no_hidden_line_or_solution(attacked_class, path):
         return
     shown = html_text(page.read_text())
     leaked = [line for line in hidden_lines(notebook) if line in shown]
-    leaked += [line for line in solution_lines(notebook) if line in shown and line not in text]
+    leaked += [block for block in solution_blocks(notebook) if block in normalized(shown)
+               and block not in normalized(text)]
     assert not leaked, f"{header(text, 'attack')}: feedback shows {leaked[:3]}"
 
 
@@ -223,18 +231,53 @@ def test_grading_stops_with_the_fix_when_the_sandbox_cannot_start(tmp_path):
     assert not (course / "autograded").exists() or not any((course / "autograded").iterdir())
 
 
+HELPERS_CELL = """def _accepts(p, q, draw):
+    return p >= q or draw() < p / q
+"""
+ANSWER_WITH_HELPERS = """def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+        if not _accepts(p, q, lambda: torch.rand(1).item()):
+            break
+        accepted_tokens.append(token_id)
+    return accepted_tokens
+"""
+
+
+def with_extra_cell(path, helper_source):
+    """A student adds their own code cell, just above the answer cell."""
+    nb = nbformat.read(path, as_version=4)
+    answer = nb.cells.index(catalogue.solution_cell(nb))
+    nb.cells.insert(answer, nbformat.v4.new_code_cell(helper_source))
+    nbformat.write(nb, path)
+
+
 def test_a_student_past_the_deadline_costs_only_that_student(tmp_path):
+    """Also: a right answer that calls helpers from the student's own extra cell gets full marks."""
     course = pipeline.make_course(tmp_path / "course")
     pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     release = course / "release" / ASSIGNMENT
     right = catalogue.parse(pipeline.ROOT / "answers" / "02_reject_and_break" / "correct_for_enumerate.py").code
     # Every later cell then takes 9 s: each inside the cell's 10 s, together far past the deadline.
     slow = right + "\nget_ipython().events.register('post_run_cell', lambda result: __import__('time').sleep(9))\n"
-    for student, code in (("a-first", right), ("b-slow", slow), ("c-next", right), ("d-last", right)):
+    for student, code in (("a-first", right), ("b-slow", slow), ("c-next", right), ("d-last", right),
+                          ("e-extra-cell", ANSWER_WITH_HELPERS)):
         catalogue.write_submission(course / "submitted", student, "02_reject_and_break", code, release)
+    with_extra_cell(course / "submitted" / "e-extra-cell" / ASSIGNMENT / "02_reject_and_break.ipynb", HELPERS_CELL)
     results = grade.run_workers(course, grade.students(course), 1, grade.default_db_url(course), echo=False,
                                 deadline=25)
     assert "deadline" in results["b-slow"]
-    assert {s: e for s, e in results.items() if s != "b-slow"} == {"a-first": None, "c-next": None, "d-last": None}
+    others = ("a-first", "c-next", "d-last", "e-extra-cell")
+    assert {s: e for s, e in results.items() if s != "b-slow"} == {s: None for s in others}
     totals = pipeline.totals(pipeline.scores(course))
-    assert all(totals[s]["02_reject_and_break"] == (19.0, 19.0) for s in ("a-first", "c-next", "d-last"))
+    assert all(totals[s]["02_reject_and_break"] == (19.0, 19.0) for s in others)
+
+
+def test_unsafe_mode_warns_before_it_grades(tmp_path):
+    course = pipeline.make_course(tmp_path / "course")
+    proc = subprocess.run([sys.executable, "-m", "grading.grade", "--course", str(course), "--unsafe-no-sandbox"],
+                          cwd=pipeline.ROOT, env=pipeline.env(), capture_output=True, text=True, timeout=120)
+    assert "WARNING: --unsafe-no-sandbox" in proc.stderr and "unconfined" in proc.stderr
+    assert "no submissions" in proc.stdout
