@@ -47,6 +47,8 @@ LIMITS = {  # prlimit option: value
     "--cpu": 300,                  # CPU seconds per process
 }
 TMPFS_BYTES = 64 * 2**20
+# Every grading kernel, sandboxed or not: one torch thread (the workers already use every core).
+KERNEL_ENV = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
 
 class SandboxUnavailable(RuntimeError):
@@ -108,8 +110,7 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--hostname", "sandbox", "--chdir", WORKDIR, "--clearenv"]
     base_env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/home/student",
-                "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1",
-                "OMP_NUM_THREADS": "1"}
+                "LANG": "C.UTF-8", "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
     for key, value in {**base_env, **(env or {})}.items():
         args += ["--setenv", key, str(value)]
     if os.geteuid() == 0:
@@ -192,6 +193,10 @@ class HarnessKernelManager(AsyncKernelManager):
 
     def format_kernel_cmd(self, extra_arguments=None):
         return [sys.executable, str(HARNESS), self.helpers_path, "-f", self.connection_file, *(extra_arguments or [])]
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENV}
+        await super()._async_launch_kernel(kernel_cmd, **kw)
 
     def log_tail(self, chars=2000):
         return ""
