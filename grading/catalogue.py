@@ -19,6 +19,7 @@ class Answer:
     full_marks: bool      # "# expect: full"
     must_lose: tuple      # grade ids that must lose points
     why: str
+    diagnosis: str = ""   # "# diagnosis:" the line the feedback gives this mistake
 
     @property
     def student(self):
@@ -29,6 +30,7 @@ def parse(path):
     text = Path(path).read_text()
     expect = re.search(r"^# expect: (.+)$", text, re.M)
     why = re.search(r"^# why: (.+)$", text, re.M)
+    diagnosis = re.search(r"^# diagnosis: (.+)$", text, re.M)
     if not expect:
         raise ValueError(f"{path}: the first lines need '# expect: full' or '# expect: lose <grade ids>'")
     words = expect.group(1).split()
@@ -36,7 +38,7 @@ def parse(path):
     if not full and (words[:1] != ["lose"] or len(words) < 2):
         raise ValueError(f"{path}: '# expect:' takes 'full' or 'lose <grade id> ...'")
     return Answer(Path(path).parent.name, Path(path).stem, text, full, tuple(words[1:]),
-                  why.group(1) if why else "")
+                  why.group(1) if why else "", diagnosis.group(1).strip() if diagnosis else "")
 
 
 def load(notebook=None):

@@ -20,56 +20,58 @@ the grader compares the reply itself (grading/verdicts.py).
 import importlib.util
 import os
 import sys
-import threading
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if sys.path and os.path.abspath(sys.path[0] or ".") == HERE:
-    del sys.path[0]  # the notebook must import its own spec_checks, not this folder's files
-
-_HELPERS_PATH = sys.argv.pop(1)
-_spec = importlib.util.spec_from_file_location("_grader_helpers", _HELPERS_PATH)
-_helpers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_helpers)
-_settrace, _setprofile, _thread_settrace = sys.settrace, sys.setprofile, threading.settrace
-_getattr, _str, _type, _dict = getattr, str, type, dict
-_remote = frozenset(_helpers.REMOTE_HELPERS)
-_functions = frozenset(_helpers.STUDENT_FUNCTIONS)
 
 
-def _answer(kernel, request):
+
+def load_private(path, name="_grader_helpers"):
+    """The helper module at ``path``, as a module object that is not in ``sys.modules``."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def answer(helpers, user_ns, request):
+    """The reply to one grader call: run the named helper on the student's function, as plain data."""
     helper, name = request.get("helper"), request.get("function")
-    if helper not in _remote or name not in _functions:
+    if helper not in helpers.REMOTE_HELPERS or name not in helpers.STUDENT_FUNCTIONS:
         return {"status": "refused"}
-    function = kernel.shell.user_ns.get(name)
+    function = user_ns.get(name)
     if function is None:
         return {"status": "missing"}
-    case = _helpers.case_from_wire(request["case"])
+    case = helpers.case_from_wire(request["case"])
     try:
-        result = _getattr(_helpers, helper)(function, case, *request.get("args", []), **request.get("kwargs", {}))
+        result = getattr(helpers, helper)(function, case, *request.get("args", []), **request.get("kwargs", {}))
     except BaseException as exc:  # the student's error is part of the answer
-        return {"status": "raised", "ename": _type(exc).__name__, "evalue": _str(exc)[:500]}
-    return {"status": "ok", "data": _helpers.to_wire(helper, result)}
+        return {"status": "raised", "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+    return {"status": "ok", "data": helpers.to_wire(helper, result)}
 
 
-def _handler(kernel):
+def _handler(kernel, helpers):
+    settrace, setprofile, send = sys.settrace, sys.setprofile, kernel.session.send  # taken before student code
+
     def grader_call_request(stream, idents, parent):
-        _settrace(None)
-        _setprofile(None)
+        settrace(None)
+        setprofile(None)
         try:
-            content = _answer(kernel, parent["content"])
+            content = answer(helpers, kernel.shell.user_ns, parent["content"])
         except BaseException as exc:
-            content = {"status": "raised", "ename": _type(exc).__name__, "evalue": _str(exc)[:500]}
-        kernel.session.send(stream, "grader_call_reply", content, parent, idents)
+            content = {"status": "raised", "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+        send(stream, "grader_call_reply", content, parent, idents)
     return grader_call_request
 
 
 def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or ".") == here:
+        del sys.path[0]  # the notebook must import its own spec_checks, not this folder's files
+    helpers = load_private(sys.argv.pop(1))  # before any student code runs
     from ipykernel.kernelapp import IPKernelApp
 
     class GradingKernelApp(IPKernelApp):
         def init_kernel(self):
             super().init_kernel()
-            self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel)
+            self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)
 
     GradingKernelApp.launch_instance()
 

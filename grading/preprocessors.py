@@ -24,6 +24,7 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocess
 from traitlets import Bool, Integer, Unicode
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+DIAGNOSIS_CELL = "diagnosis"  # the locked cell above the hidden checks where the grader writes its diagnosis
 
 
 class CapOutputSize(NbGraderPreprocessor):
@@ -232,14 +233,23 @@ class SandboxedExecute(ResilientExecute):
         with self.setup_kernel():
             info = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info["content"]["language_info"]
+            diagnosis_cell = None
             for index, cell in enumerate(self.nb.cells):
                 if verdicts.is_test_cell(cell):
                     tests.append(cell)
                     self._run_visible_part(cell, resources, index)
                 else:
                     self.preprocess_cell(cell, resources, index)
+                    if cell.metadata.get("nbgrader", {}).get("grade_id") == DIAGNOSIS_CELL:
+                        diagnosis_cell = cell
             for cell in tests:
                 cell.outputs = self._judge.outputs(cell.source)
+            if diagnosis_cell is not None:
+                from grading import diagnosis
+
+                notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
+                text = diagnosis.line(notebook, self._judge) + "\n"
+                diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         self.set_widgets_metadata()
         return self.nb, self.resources
 

@@ -69,6 +69,13 @@ class StudentFunction:
         return f"<student function {self.name}>"
 
 
+def behaviour(data):
+    """What one run showed, without the student's own wording (error messages, reprs)."""
+    out = {k: v for k, v in data.items() if k != "result_repr"}
+    out["error"] = data["error"].split(":", 1)[0] if data.get("error") else None
+    return out
+
+
 def _student_error(ename, evalue):
     """An exception named like the one raised in the kernel (the name is checked, not trusted)."""
     ename = ename if isinstance(ename, str) and _IDENTIFIER.fullmatch(ename) else "Error"
@@ -89,6 +96,8 @@ class Judge:
         self.helpers = load_helpers(helpers_path)
         self.call = call
         self.remote = self._remote_module()
+        self.trace = []        # what the student's function did in each run_verify call, for the diagnosis
+        self.kernel_gone = None
 
     def _remote_module(self):
         helpers = self.helpers
@@ -107,9 +116,12 @@ class Judge:
             status = reply.get("status") if isinstance(reply, dict) else None
             if status == "ok":
                 try:
-                    return self.helpers.from_wire(helper, reply.get("data"))
+                    result = self.helpers.from_wire(helper, reply.get("data"))
                 except ValueError as exc:
                     raise KernelGone(f"the kernel sent {exc}") from None
+                if helper == "run_verify":
+                    self.trace.append(behaviour(reply["data"]))
+                return result
             if status == "missing":
                 raise NameError(f"name '{function.name}' is not defined: run the cell that defines it")
             if status == "raised":
@@ -135,6 +147,7 @@ class Judge:
             with contextlib.redirect_stdout(printed):
                 exec(compile(source, "<test cell>", "exec"), self.namespace())
         except KernelGone as exc:
+            self.kernel_gone = str(exc)
             error = ("NotRun", f"not checked: {exc}")
         except Exception as exc:
             error = (type(exc).__name__, str(exc))

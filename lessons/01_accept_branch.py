@@ -27,15 +27,6 @@ import spec_checks
 from spec_widgets import legend, lesson_case, quiz, show_principle, visible_case
 
 # %% [markdown]
-# ## Today's idea
-#
-# **Align the current position first. When p is not less than q, the draft token is always
-# accepted.**
-#
-# For each draft position `i` we look at one number in each model: the probability of the
-# token the draft actually proposed there. The target's is `p`, the draft's is `q`.
-
-# %% [markdown]
 # ## 🎯 Guess first
 #
 # Make a guess before reading on. You can change your answer whenever you like, and a wrong
@@ -43,6 +34,21 @@ from spec_widgets import legend, lesson_case, quiz, show_principle, visible_case
 
 # %%
 quiz("m1_guess")
+
+# %% [markdown]
+# ## Today's idea
+#
+# **Align the current position first. When p is not less than q, the draft token is always
+# accepted.**
+#
+# For each draft position `i` we look at one number in each model: the probability of the
+# token the draft actually proposed there. The target's is `p`, the draft's is `q`.
+#
+# Where they come from: at position `i`, each model turns its logits into a probability
+# distribution over the vocabulary with a softmax. The draft model *sampled* its token from its
+# own row, so `q` is the chance it had of proposing that token, and `p` is the chance the target
+# model gives it. (Chen et al. (2023) use the letters the other way round: there `p` is the draft
+# and `q` the target. This course follows Leviathan et al. (2023).)
 
 # %% [markdown]
 # ## What you need first
@@ -78,7 +84,13 @@ print("target_probs[0, 10] is a", type(target_probs[0, 10]).__name__,
 #
 # Only the two probabilities of *this candidate token* are compared, never the rows' maxima.
 # If the target gives the token at least as much probability as the draft did, the draft did
-# not over-recommend it, and keeping it cannot skew the output away from the target model.
+# not over-recommend it, so nothing argues for throwing it away.
+#
+# Accepting is not the whole story, though. On its own, the accept rule hands out token `x` with
+# probability `min(p, q)`, so tokens that the target likes more than the draft does (`p > q`)
+# would come out too rarely. The full algorithm makes up for that after a rejection, by
+# sampling one correction token from the leftover `max(0, p - q)` (normalised). Only the two
+# together reproduce the target model exactly; this level builds the accept-and-stop part.
 #
 # The picture shows position 0 of the visible test: row 0 is outlined in both matrices, column
 # 10 is dashed, and the red square is the one number we read from each.
@@ -168,15 +180,22 @@ print(f"row {i}, column {token_id}: p = {p:.1f}, q = {q:.1f}, p >= q: {p >= q}")
 # ## TODO 1: the accept branch
 #
 # Complete `verify_draft` below. The loop and the reading of `p` and `q` are given. Your part:
-# **when `p >= q`, append `token_id` to `accepted_tokens`** and move on to the next position,
-# without drawing any random number.
+# **when `p >= q`, append `token_id` to `accepted_tokens`, then `continue`**, without drawing
+# any random number. `continue` jumps to the next position; without it, the loop falls through
+# to the given `break` and stops after the first accepted token.
 #
 # For now, any position with `p < q` stops the loop (the given `break`). Mission 2 replaces that
 # stop with a coin flip.
 #
 # If the test complains:
-# - *a wrong token in `accepted_tokens`*: check that you append `token_id`;
-# - *position 0 triggered a random draw*: check the direction of your comparison.
+# - *position 0 was not accepted*: check the direction of your comparison (`p >= q` accepts), and
+#   the row and column you read;
+# - *position 1 was accepted*: append only when `p >= q`, and only after comparing;
+# - *you returned only [10]* on the second case: after appending, `continue` to the next position;
+# - *stopping at position 2, where p == q*: `p >= q` includes equality;
+# - *a wrong token in `accepted_tokens`* (values that are not drafted token ids):
+#   check that you append `token_id`, not `i` or `p`;
+# - *torch.rand was called*: Mission 1 never draws.
 
 # %% nbgrader={"grade": false, "grade_id": "verify_draft_m1", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def verify_draft(draft_probs, target_probs, draft_tokens):
@@ -200,32 +219,39 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 # %% [markdown]
 # ## Visible test
 #
-# The visible test uses the table's case: `draft_tokens = [10, 20, 30, 40]`. Position 0 has
-# `p = 0.8 >= q = 0.5` and is accepted with no draw; position 1 has `p < q`, so this Mission 1
-# version stops there. The expected result is `[10]`.
+# Two cases, with `torch.rand` replaced by a stand-in that records every call (calling it fails
+# the test):
 #
-# `torch.rand` is replaced during the test by a stand-in that records every call; calling it
-# fails the test.
+# - the table's case, `draft_tokens = [10, 20, 30, 40]`: position 0 has `p = 0.8 >= q = 0.5` and
+#   is accepted with no draw; position 1 has `p < q`, so this Mission 1 version stops there.
+#   Expected: `[10]`.
+# - a second case where positions 0, 1 and 2 all have `p >= q` (the last is `p == q`) and
+#   position 3 has `p < q`. Expected: `[10, 20, 30]`.
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible_m1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
-spec_checks.check(run)
-assert run.calls == 0, "Position 0 triggered a random draw: check your comparison's direction (p >= q accepts, no draw)."
-assert run.tokens == [10], f"Expected [10], got {run.tokens}: check that you append token_id when p >= q."
+multi = spec_checks.run_verify(verify_draft, spec_checks.multi_accept_case(), draws=[])
+problem = spec_checks.visible_problem_m1(run, multi)
+assert problem is None, problem
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[])
 spec_checks.check(run, [10], 0, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
 ### END HIDDEN TESTS
-print("Visible test passed: [10], with no random draw.")
+print("Visible test passed: [10] and [10, 20, 30], with no random draw.")
 
 # %% [markdown]
 # ## Hidden checks
 #
-# The cells below look empty here. When your notebook is graded they check, one behaviour
+# First, the diagnosis: one line that names the mistake your function makes, if it is one we
+# know. The cells below it look empty here. When your notebook is graded they check, one behaviour
 # each (1 point each): `p == q`; every position accepted; stopping at the first `p < q`;
 # `q == 0`; an empty draft; `draft_tokens` as a `torch.LongTensor`; reading row `i`; appending
 # token ids; never calling `torch.rand`; leaving the inputs unchanged; returning a plain list;
 # and a draft that is not the visible one.
+
+# %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# When your notebook is graded, the grader writes here, in one line, which known mistake your
+# verify_draft behaves like (or "none").
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_equal_accepts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: p == q is accepted, with no draw.

@@ -7,8 +7,10 @@ with every kernel in the sandbox. For each attack the tests prove:
 - its feedback shows no hidden test line and no solution line it did not write itself;
 - nothing outside its own folder changed: source/, release/, submitted/, the config and
   grading/ hash the same before and after, and the gradebook holds no trigger;
-- every other student's grade is unchanged: each honest student's grades equal those the
-  grader before the sandbox gave the same answer (tests/golden_grades.json).
+- every other student's grade is unchanged: each honest student's grades equal the pinned
+  grades of the same answer (tests/golden_grades.json). They were made by the grader before the
+  sandbox; since then only deliberate changes to the checks have changed them (issue 11: the
+  visible tests' second case and draw shapes), each listed in that commit.
 
 The network attack's listener is started here, on 127.0.0.1:47913; it must receive nothing.
 """

@@ -27,3 +27,43 @@ def test_answer_gets_the_grade_its_header_says(graded_course, answer):
         assert not unknown, f"the header names checks that do not exist: {unknown}"
         missed = [g for g in answer.must_lose if g not in lost]
         assert not missed, f"the mistake ({answer.why}) was not caught by {missed}; it lost {lost}"
+
+
+def cell_output(graded_course, answer, grade_id):
+    """The text of one cell's outputs in the answer's autograded notebook."""
+    import nbformat
+
+    from grading import ASSIGNMENT
+    path = graded_course.root / "autograded" / answer.student / ASSIGNMENT / f"{answer.notebook}.ipynb"
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            return "".join(o.get("text", "") + o.get("evalue", "") for o in cell.get("outputs", []))
+    raise KeyError(grade_id)
+
+
+@pytest.mark.parametrize("answer", ANSWERS, ids=lambda a: f"{a.notebook[:2]}-{a.name}")
+def test_the_diagnosis_names_the_answers_own_mistake(graded_course, answer):
+    from grading import diagnosis
+    expected = diagnosis.NONE if answer.full_marks else answer.diagnosis
+    assert cell_output(graded_course, answer, "diagnosis") == f"Diagnosis: {expected}\n"
+
+
+def test_every_wrong_answer_has_its_own_diagnosis():
+    for nb in {a.notebook for a in ANSWERS}:
+        texts = [a.diagnosis for a in ANSWERS if a.notebook == nb and not a.full_marks]
+        assert all(texts) and len(set(texts)) == len(texts)
+
+
+def test_the_diagnosis_table_is_built_from_the_current_catalogue():
+    from grading import diagnosis
+    assert diagnosis.main(["--check"]) == 0, "run `python -m grading.diagnosis`"
+
+
+def test_unknown_behaviour_and_a_dead_kernel_are_said_plainly(graded_course):
+    from grading import diagnosis
+    loop = catalogue.Answer("02_reject_and_break", "x", "", False, (), "")
+    loop.__class__ = type("Named", (catalogue.Answer,), {"student": property(lambda self: self._s)})
+    loop._s = "faults-endless-loop-in-function"
+    assert cell_output(graded_course, loop, "diagnosis") == f"Diagnosis: {diagnosis.UNKNOWN}\n"
+    loop._s = "faults-kills-kernel"
+    assert cell_output(graded_course, loop, "diagnosis").startswith("Diagnosis: not made: the Python kernel stopped")

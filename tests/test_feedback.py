@@ -65,3 +65,15 @@ def test_every_hidden_check_has_its_own_hint():
                 hidden = cell.source.split("BEGIN HIDDEN TESTS", 1)[1]
                 assert "hint=" in hidden or re.search(r"^assert .+, \(?f?\"", hidden, re.M), \
                     f"{meta['grade_id']} has no message"
+
+
+def test_feedback_shows_the_widgets_as_static_pictures(graded_course):
+    """The feedback page has no widget manager: the quizzes and the number line still show."""
+    text = html_text(graded_course.feedback("demo-ada", "02_reject_and_break"))
+    assert "Run this cell in JupyterLab to answer" in text and "Run this cell in JupyterLab to move the sliders" in text
+
+
+def test_feedback_gives_the_diagnosis_above_the_hidden_checks(graded_course):
+    text = html_text(graded_course.feedback("demo-ben", "02_reject_and_break"))
+    assert "Diagnosis: you use continue after a rejection" in text
+    assert text.index("Hidden checks") < text.index("Diagnosis:") < text.index("A token after a rejection came back")

@@ -46,7 +46,8 @@ REQUIRED = {
         "| `rate` | `p / q`", "| `draw` | `r = torch.rand(1).item()`", "| `break` | stop verifying after a rejection",
         "| `passed` | `accepted_tokens`, in prefix order",
         "quiz(\"m2_check\")", "the result is exactly `[10, 20]`",
-        "*the result contains 40*: you used `continue`", "*position 1 was rejected*: position 0 used up a draw, or a comparison is reversed",
+        "*token 40 came back after token 30 was rejected*: you used `continue`", "*position 0 used up the first draw*",
+        "*position 1 was rejected with r = 0.5*: check the comparison",
         "The official problem", "show_replay(verify_draft)",
     ],
 }

@@ -92,6 +92,27 @@ def test_number_line_svg_shades_the_interval_and_marks_r():
     assert "r-mark" not in sw.number_line_svg(sw.acceptance(0.8, 0.5, 0.5))  # no draw, no r
 
 
+@pytest.mark.parametrize("p,q,r", [(0.0, 0.5, 0.3), (0.005, 0.5, 0.0), (0.01, 0.5, 0.99), (0.25, 0.5, 0.5),
+                                   (0.495, 0.5, 0.02), (0.5, 0.5, 0.5), (0.9, 0.3, 0.5), (0.3, 0.0, 0.5)])
+def test_number_line_labels_never_overlap_or_leave_the_picture(p, q, r):
+    """p/q at 0, 0.01, 0.5, 0.99 and 1, and p >= q (also q == 0): every label readable."""
+    width = 560
+    labels = sw.number_line_labels(sw.acceptance(p, q, r), width)
+    boxes = [sw.label_box(label) for label in labels]
+    for left, top, right, bottom in boxes:
+        assert 0 <= left and right <= width and 0 <= top and bottom <= 124
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            (l1, t1, r1, b1), (l2, t2, r2, b2) = boxes[a], boxes[b]
+            assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (labels[a]["text"], labels[b]["text"])
+
+
+def test_number_line_shades_the_reject_zone_too():
+    svg = sw.number_line_svg(sw.acceptance(0.1, 0.9, 0.9), width=560)
+    assert "reject-zone" in svg and "width='444.4'" in svg  # [0.11, 1) of a 500-px span
+    assert "p &gt;= q: min(1, p/q) = 1" in sw.number_line_svg(sw.acceptance(0.8, 0.5, 0.5))
+
+
 def test_number_line_widget_follows_sliders_and_presets():
     line = sw.NumberLine()
     picture = line.picture
@@ -151,10 +172,22 @@ def test_principle_figure_draws_both_matrices():
     import matplotlib
     matplotlib.use("Agg")
     fig = sw.principle_figure(sw.lesson_case(), 1)
-    titles = [ax.get_title() for ax in fig.axes]
+    titles = [ax.get_title() for ax in fig.axes[:2]]
     assert titles == ["target_probs  [K, V]", "draft_probs  [K, V]"]
     texts = " ".join(t.get_text() for t in fig.axes[0].texts)
-    assert "p = 0.40" in texts and "max() at column 7" in texts
+    assert "p = 0.40" in texts and "max() at column 7" in fig._suptitle.get_text()
+
+
+def test_principle_figure_has_a_colour_scale_and_covers_no_cell():
+    import matplotlib
+    matplotlib.use("Agg")
+    for i in (0, 1):
+        fig = sw.principle_figure(sw.lesson_case(), i)
+        assert len(fig.axes) == 3 and fig.axes[2].get_ylabel() == "probability"  # the colour bar
+        assert not [t for ax in fig.axes[:2] for t in ax.texts if t.get_bbox_patch() is not None]  # no caption box
+        marks = [line for line in fig.axes[0].lines if line.get_marker() == "x"]
+        # position 0: the row maximum is the drafted token, so no x over the red p cell
+        assert len(marks) == (0 if i == 0 else 1)
 
 
 def test_autograding_skips_the_pictures(monkeypatch):
@@ -163,3 +196,19 @@ def test_autograding_skips_the_pictures(monkeypatch):
     before = plt.get_fignums()
     assert sw.show_principle(0).startswith("p = 0.80 >= q = 0.50")
     assert plt.get_fignums() == before
+
+
+def test_widgets_carry_a_static_picture_for_viewers_without_widgets():
+    from IPython.core.formatters import DisplayFormatter
+    formatter = DisplayFormatter()
+    data, _ = formatter.format(sw.quiz("m1_guess"))
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert sw.QUIZZES["m1_guess"]["question"].split(" ")[0] in data["text/html"]
+    assert all(html_escape(option) in data["text/html"] for option in sw.QUIZZES["m1_guess"]["options"])
+    data, _ = formatter.format(sw.number_line())
+    assert "<svg class='spec-number-line'" in data["text/html"] and "accept and continue" in data["text/html"]
+
+
+def html_escape(text):
+    import html
+    return html.escape(text)

@@ -1,5 +1,6 @@
 # expect: lose test_visible_m1 hidden_appends_token_ids
 # why: appends i (the position) instead of token_id.
+# diagnosis: you append the position i instead of token_id when p >= q: append token_id
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

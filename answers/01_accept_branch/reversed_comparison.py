@@ -1,5 +1,6 @@
 # expect: lose test_visible_m1 hidden_all_accept
 # why: accepts when p <= q: the comparison is reversed.
+# diagnosis: you accept when p <= q, so you keep tokens with p < q and stop where p > q: accept when p >= q
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,5 +1,6 @@
 # expect: lose hidden_rows_aligned
 # why: compares whole rows: (target_probs[i] >= draft_probs[i]).all().
+# diagnosis: you compare whole rows, (target_probs[i] >= draft_probs[i]).all(), which is almost never true: compare the two numbers, p >= q
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

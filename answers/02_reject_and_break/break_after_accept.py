@@ -1,5 +1,6 @@
 # expect: lose test_visible hidden_draw_order
 # why: breaks after a successful coin too.
+# diagnosis: you break after every draw, even when r < p / q accepted the token: break only when r >= p / q, else go on
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

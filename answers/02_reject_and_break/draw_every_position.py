@@ -1,5 +1,6 @@
 # expect: lose test_visible hidden_draw_order
 # why: draws before the comparison, so position 0 (p >= q) uses up the first draw.
+# diagnosis: you draw r at every position, also where p >= q: draw only in the p < q branch
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,5 +1,6 @@
 # expect: lose test_visible hidden_coin_success_appends
 # why: accepts when r > p/q: the coin is reversed.
+# diagnosis: you accept when r > p / q, the reversed coin, so likely tokens get rejected: accept when r < p / q
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

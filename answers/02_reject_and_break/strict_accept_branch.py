@@ -1,5 +1,6 @@
 # expect: lose hidden_all_accepted
 # why: uses p > q in TODO 1, so p == q spends a draw.
+# diagnosis: you accept only when p > q, so p == q goes to the coin and spends a draw: accept p >= q without drawing
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -113,6 +113,33 @@ def grade_choice(quiz_id, index):
     return Feedback(correct, quiz["why"][index])
 
 
+def with_fallback(widget, fallback_html):
+    """``widget``, which shows ``fallback_html`` wherever widgets cannot render.
+
+    A static viewer, the feedback page or a notebook opened without a kernel has no widget
+    manager: it falls back to the output's text/html, so the student still sees the content.
+    JupyterLab prefers the live widget.
+    """
+    live = widget._repr_mimebundle_
+
+    def bundle(**kwargs):
+        data = live(**kwargs) or {}
+        if isinstance(data, tuple):
+            data = data[0]
+        return {**data, "text/html": fallback_html}
+
+    widget._repr_mimebundle_ = bundle
+    return widget
+
+
+def quiz_html(quiz_id):
+    """The quiz as static HTML: the question and its options (answers need the live widget)."""
+    spec = QUIZZES[quiz_id]
+    items = "".join(f"<li>({'abcdefgh'[k]}) {html.escape(text)}</li>" for k, text in enumerate(spec["options"]))
+    return (f"<div class='spec-quiz-static'><b>{html.escape(spec['question'])}</b><ul>{items}</ul>"
+            "<i>Run this cell in JupyterLab to answer and see why.</i></div>")
+
+
 def quiz(quiz_id):
     """A multiple-choice quiz: no option preselected, feedback on every choice."""
     import ipywidgets as widgets
@@ -131,7 +158,7 @@ def quiz(quiz_id):
     box = widgets.VBox([widgets.HTML(f"<b>{html.escape(spec['question'])}</b>"), choice, verdict])
     box.add_class("spec-quiz")
     box.add_class(f"spec-quiz-{quiz_id}")
-    return box
+    return with_fallback(box, quiz_html(quiz_id))
 
 
 def _feedback_html(feedback, pending=False):
@@ -177,11 +204,11 @@ def principle_figure(case=None, i=0):
     case = case or lesson_case()
     info = principle_summary(case, i)
     k, v = case.target_probs.shape
-    fig, axes = plt.subplots(1, 2, figsize=(13, 3.6), constrained_layout=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.2), constrained_layout=True)
     panels = [(axes[0], case.target_probs, "target_probs  [K, V]", "p"),
               (axes[1], case.draft_probs, "draft_probs  [K, V]", "q")]
     for ax, probs, title, name in panels:
-        ax.imshow(probs.numpy(), aspect="auto", cmap="Blues", vmin=0, vmax=1)
+        image = ax.imshow(probs.numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=1)
         ax.set_title(title, fontsize=11)
         ax.set_xlabel("column = token_id (vocabulary)")
         ax.set_ylabel("row = draft position i")
@@ -194,13 +221,13 @@ def principle_figure(case=None, i=0):
         ax.annotate(f"{name} = {value:.2f}", (info["token_id"], i), xytext=(info["token_id"] + 3, i + 0.35),
                     color="#dc2626", fontsize=11, fontweight="bold",
                     arrowprops=dict(arrowstyle="->", color="#dc2626"))
+    fig.colorbar(image, ax=axes, label="probability", shrink=0.9)
     best = info["max_column"]
-    axes[0].plot(best, i, marker="x", color="black", ms=12, mew=3)
+    if best != info["token_id"]:  # on the drafted token's own cell the mark would hide p
+        axes[0].plot(best, i, marker="x", color="white", ms=12, mew=3, label="row maximum")
     note = ("target_probs[i].max() is the drafted token here, by chance" if best == info["token_id"]
             else f"x = target_probs[{i}].max() at column {best}: the target's favourite, not the question")
-    axes[0].text(0.01, 0.03, note, transform=axes[0].transAxes, fontsize=9, va="bottom", color="black",
-                 bbox=dict(fc="white", ec="#999", alpha=0.9))
-    fig.suptitle(f"Position i = {i}, draft_tokens[{i}] = {info['token_id']}.  {info['verdict']}",
+    fig.suptitle(f"Position i = {i}, draft_tokens[{i}] = {info['token_id']}.  {info['verdict']}\n{note}",
                  fontsize=11, color="#1a7f37" if info["accept"] else "#b42318")
     return fig
 
@@ -271,33 +298,73 @@ PRESETS = {
 }
 
 
+CHAR_WIDTH, LINE_HEIGHT = 7.5, 15  # px per character and per line at font-size 13 (an upper bound)
+
+
+def number_line_labels(verdict, width=560):
+    """Every text label of the number line: dicts of text, x, y and anchor, none overlapping.
+
+    Each kind of label has its own row: r above the line; the ticks 0 and 1 just below it;
+    the interval's end (p/q) on the next row, moved inwards when it would leave the picture;
+    the verdict at the bottom.
+    """
+    pad, y = 30, 46
+    span = width - 2 * pad
+    x_of = lambda t: pad + span * t  # noqa: E731
+    labels = [dict(kind="tick", text="0", x=x_of(0), y=y + 24, anchor="middle"),
+              dict(kind="tick", text="1", x=x_of(1), y=y + 24, anchor="middle")]
+    if verdict.ratio < 1:
+        text = f"p/q = {verdict.ratio:.2f}"
+    else:
+        text = "p >= q: min(1, p/q) = 1" if verdict.q > 0 else "q = 0: min(1, p/q) = 1"
+    labels.append(dict(kind="threshold", text=text, x=x_of(verdict.threshold), y=y + 42, anchor="middle"))
+    if verdict.needs_draw:
+        labels.append(dict(kind="r", text=f"r = {verdict.r:.2f}", x=x_of(verdict.r), y=y - 26, anchor="middle"))
+    labels.append(dict(kind="verdict", text=verdict.text, x=pad, y=y + 68, anchor="start"))
+    for label in labels:  # keep every label inside the picture
+        half = CHAR_WIDTH * len(label["text"]) / 2
+        if label["anchor"] == "middle":
+            label["x"] = min(max(label["x"], half + 2), width - half - 2)
+    return labels
+
+
+def label_box(label):
+    """(left, top, right, bottom) of a label, from the same character width the layout uses."""
+    w = CHAR_WIDTH * len(label["text"])
+    left = {"start": label["x"], "middle": label["x"] - w / 2, "end": label["x"] - w}[label["anchor"]]
+    return left, label["y"] - LINE_HEIGHT + 3, left + w, label["y"] + 3
+
+
 def number_line_svg(verdict, width=560):
-    """The number line [0, 1] as SVG: [0, min(1, p/q)) shaded, r marked, the verdict below."""
-    pad, y = 30, 40
+    """The number line [0, 1] as SVG: [0, min(1, p/q)) green (accept), [p/q, 1) red (reject), r marked."""
+    pad, y = 30, 46
     span = width - 2 * pad
     x_of = lambda t: pad + span * t  # noqa: E731
     colour = "#1a7f37" if verdict.accepted else "#b42318"
     r_mark = ""
     if verdict.needs_draw:
-        r_mark = (f"<line class='r-mark' x1='{x_of(verdict.r):.1f}' y1='{y - 22}' x2='{x_of(verdict.r):.1f}' "
-                  f"y2='{y + 12}' stroke='{colour}' stroke-width='3'/>"
-                  f"<text x='{x_of(verdict.r):.1f}' y='{y - 26}' text-anchor='middle' fill='{colour}' "
-                  f"font-weight='bold'>r = {verdict.r:.2f}</text>")
+        r_mark = (f"<line class='r-mark' x1='{x_of(verdict.r):.1f}' y1='{y - 20}' x2='{x_of(verdict.r):.1f}' "
+                  f"y2='{y + 12}' stroke='{colour}' stroke-width='3'/>")
     ticks = "".join(f"<line x1='{x_of(t / 10):.1f}' y1='{y - 4}' x2='{x_of(t / 10):.1f}' y2='{y + 4}' stroke='#555'/>"
                     for t in range(11))
-    label = "p/q" if verdict.ratio < 1 else "min(1, p/q) = 1"
+    fills = {"r": colour, "verdict": colour, "threshold": "#166534", "tick": "#333"}
+    texts = ""
+    for label in number_line_labels(verdict, width):
+        kind = label["kind"]
+        css = f"label-{kind} verdict" if kind == "verdict" else f"label-{kind}"
+        bold = " font-weight='bold'" if kind in ("r", "verdict") else ""
+        texts += (f"<text class='{css}' x='{label['x']:.1f}' y='{label['y']}' text-anchor='{label['anchor']}' "
+                  f"fill='{fills[kind]}'{bold}>{html.escape(label['text'])}</text>")
+    accept_w = span * verdict.threshold
     return (
-        f"<svg class='spec-number-line' width='{width}' height='96' xmlns='http://www.w3.org/2000/svg' "
+        f"<svg class='spec-number-line' width='{width}' height='124' xmlns='http://www.w3.org/2000/svg' "
         f"font-family='sans-serif' font-size='13'>"
-        f"<rect class='accept-zone' x='{pad}' y='{y - 10}' width='{span * verdict.threshold:.1f}' height='20' "
+        f"<rect class='accept-zone' x='{pad}' y='{y - 10}' width='{accept_w:.1f}' height='20' "
         f"fill='#86efac' opacity='0.8'/>"
+        f"<rect class='reject-zone' x='{pad + accept_w:.1f}' y='{y - 10}' width='{span - accept_w:.1f}' height='20' "
+        f"fill='#fca5a5' opacity='0.6'/>"
         f"<line x1='{pad}' y1='{y}' x2='{pad + span}' y2='{y}' stroke='#333' stroke-width='2'/>{ticks}"
-        f"<text x='{pad}' y='{y + 26}' text-anchor='middle'>0</text>"
-        f"<text x='{pad + span}' y='{y + 26}' text-anchor='middle'>1</text>"
-        f"<text x='{x_of(verdict.threshold):.1f}' y='{y + 26}' text-anchor='middle' fill='#166534'>"
-        f"{label} = {min(verdict.ratio, 1.0):.2f}</text>{r_mark}"
-        f"<text class='verdict' x='{pad}' y='{y + 50}' fill='{colour}' font-weight='bold'>"
-        f"{html.escape(verdict.text)}</text></svg>"
+        f"{r_mark}{texts}</svg>"
     )
 
 
@@ -340,7 +407,10 @@ class NumberLine:
 
 def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
-    return NumberLine(p, q, r).widget
+    line = NumberLine(p, q, r)
+    static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
+              f"{number_line_svg(line.verdict)}<p><i>Run this cell in JupyterLab to move the sliders.</i></p></div>")
+    return with_fallback(line.widget, static)
 
 
 # --------------------------------------------------------------------------- replay

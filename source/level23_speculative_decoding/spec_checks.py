@@ -274,6 +274,107 @@ def check(run, expected_tokens=None, calls=None, hint=""):
         raise AssertionError(f"{hint} (torch.rand was called {run.calls} time(s), expected {calls})")
 
 
+# ------------------------------------------------------------------ visible tests
+# What each visible test says when it fails. Every message states what the run showed,
+# then the likely fix; the rules that pick one are below.
+
+MULTI_ACCEPT_POSITIONS = [(10, 0.8, 0.5), (20, 0.6, 0.3), (30, 0.5, 0.5), (40, 0.1, 0.9)]
+
+VISIBLE_MESSAGES = {
+    "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
+    "not_token_ids": "The result {tokens} holds values that are not drafted token ids: append token_id "
+                     "(not the position i, not p).",
+    "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
+                          "p >= q, with p and q read at [i, token_id].",
+    "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Mission 1 accepts only when "
+                          "p >= q; is the comparison reversed?",
+    "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q, but you returned only {tokens}. "
+                            "Every p >= q position is accepted: after appending, go on to the next position with "
+                            "continue (without it the loop reaches the given break), and read p and q at "
+                            "[i, token_id] for each i.",
+    "stopped_at_equal": "Second case: you returned {tokens}, stopping at position 2, where p == q = 0.5. p >= q "
+                        "includes equality: accept when p >= q, not p > q.",
+    "kept_after_stop": "Got {tokens}: token 40 came back although position 1 (p < q) must stop the loop. Keep the "
+                       "given break: Mission 1 stops at the first p < q.",
+    "m1_other": "Expected [10] for the first case and [10, 20, 30] for the second; got {tokens}.",
+    "accepted_all": "Got {tokens}: every token was accepted, also token 30, where p/q = 0.11 and r = 0.9. Check the "
+                    "ratio (p / q, not q / p) and the comparison (accept only when r < p / q).",
+    "never_drew": " torch.rand was never called: draw r with torch.rand(1).item().",
+    "continued": "Got {tokens}: token 40 came back after token 30 was rejected. You used continue after a rejection; "
+                 "use break.",
+    "position1_late_draw": "Got {tokens}: position 1 was rejected. Position 0 (p >= q) used up the first draw, so "
+                           "position 1 got r = 0.9: draw only where p < q.",
+    "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
+                          "the comparison (accept when r < p / q) and that you read row i.",
+    "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
+    "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
+                      "r = torch.rand(1).item() (not random, numpy, or a rand imported by name).",
+    "shapes": "Got [10, 20], but your draws asked torch.rand for the shapes {shapes}: draw one value at a time, "
+              "torch.rand(1).",
+    "m2_other": "Expected exactly [10, 20], got {tokens}.",
+}
+
+
+def multi_accept_case():
+    """Mission 1's second visible case: positions 0, 1 and 2 have p >= q, position 3 has p < q."""
+    return Case(MULTI_ACCEPT_POSITIONS, vocab=41)
+
+
+def _say(key, run, tokens=None):
+    return VISIBLE_MESSAGES[key].format(tokens=run.tokens if tokens is None else tokens, calls=run.calls,
+                                        shapes=[list(s) for s in run.bad_shapes])
+
+
+def visible_problem_m1(run, multi):
+    """Mission 1's visible test: ``run`` on the visible case, ``multi`` on the multi-accept case."""
+    for r in (run, multi):
+        if r.problem is not None:
+            return r.problem
+    if run.calls or multi.calls:
+        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls)
+    drafted = {10, 20, 30, 40}
+    if not set(run.tokens + multi.tokens) <= drafted:
+        return _say("not_token_ids", run, run.tokens + multi.tokens)
+    if run.tokens[:1] != [10]:
+        return _say("first_not_accepted", run)
+    if 20 in run.tokens:
+        return _say("accepted_p_below_q", run)
+    if 40 in run.tokens:
+        return _say("kept_after_stop", run)
+    if run.tokens == [10] and multi.tokens == [10]:
+        return _say("stopped_after_accept", multi)
+    if run.tokens == [10] and multi.tokens == [10, 20]:
+        return _say("stopped_at_equal", multi)
+    if run.tokens != [10] or multi.tokens != [10, 20, 30]:
+        return _say("m1_other", run, [run.tokens, multi.tokens])
+    return None
+
+
+def visible_problem_m2(run):
+    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9."""
+    if run.problem is not None:
+        return run.problem
+    if not set(run.tokens) <= {10, 20, 30, 40}:
+        return _say("not_token_ids", run)
+    if 30 in run.tokens:
+        return _say("accepted_all", run) + (VISIBLE_MESSAGES["never_drew"] if not run.calls else "")
+    if 40 in run.tokens:
+        return _say("continued", run)
+    if run.tokens[:2] != [10, 20]:
+        if run.tokens[:1] == [10] and run.calls >= 2:
+            return _say("position1_late_draw", run)
+        if run.tokens[:1] == [10] and run.calls == 1:
+            return _say("position1_rejected", run)
+        return _say("m2_other", run)
+    if run.bad_shapes:
+        return _say("shapes", run)
+    if run.calls == 0:
+        return _say("no_torch_draws", run)
+    if run.calls != 2:
+        return _say("draws", run)
+    return None
+
+
 def sample_runs(verify_draft, case, trials, seed):
     """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
 

@@ -1,0 +1,102 @@
+"""The diagnosis line: which known mistake a submission behaves like.
+
+When a notebook is graded, every test cell runs in the grader (grading/verdicts.py) and each
+call of the student's function comes back as plain data: tokens, draws, errors. That record,
+in order, is the submission's behaviour. Every answer in the catalogue (answers/) was run
+through the same test cells when this table was built, so a submission whose behaviour equals
+a catalogue answer's makes that answer's mistake, and the feedback names it in one line:
+
+    Diagnosis: you draw r at every position, also where p >= q: draw only in the p < q branch
+
+A right answer gets "Diagnosis: none". A behaviour that matches no catalogue answer is said to
+match none, rather than guessed at.
+
+    python -m grading.diagnosis           # rebuild grading/diagnoses.json from answers/ and source/
+    python -m grading.diagnosis --check   # exit 1 if it is out of date (a test runs this)
+"""
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+
+from grading import ASSIGNMENT, NOTEBOOKS, ROOT
+
+TABLE = Path(__file__).resolve().with_name("diagnoses.json")
+NONE = "none: your function behaved like a right answer in every check."
+UNKNOWN = ("your function does not behave like any mistake we know, so none is named here; "
+           "each failed check below says what it saw.")
+NOT_MADE = "not made: {why}."
+
+
+def fingerprint(trace):
+    return hashlib.sha256(json.dumps(trace, sort_keys=True).encode()).hexdigest()[:20]
+
+
+def load():
+    return json.loads(TABLE.read_text()) if TABLE.exists() else {}
+
+
+def line(notebook, judge, table=None):
+    """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:'."""
+    if judge.kernel_gone:
+        return "Diagnosis: " + NOT_MADE.format(why=judge.kernel_gone.rstrip("."))
+    entry = (table if table is not None else load()).get(notebook, {}).get(fingerprint(judge.trace))
+    return "Diagnosis: " + (entry["diagnosis"] if entry else UNKNOWN)
+
+
+def trace_of(code, notebook, source_dir):
+    """The behaviour of the answer ``code`` in the test cells of ``notebook``, run here."""
+    import torch
+
+    from grading.kernel_harness import answer, load_private
+    from grading.verdicts import Judge, is_test_cell
+
+    helpers_path = Path(source_dir) / "spec_checks.py"
+    helpers = load_private(helpers_path, "_diagnosis_helpers")
+    user_ns = {"torch": torch, "__name__": "__main__"}
+    exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
+    judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
+    for cell in nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells:
+        if is_test_cell(cell):
+            judge.outputs(cell.source)
+    return judge.trace
+
+
+def build(source_dir=ROOT / "source" / ASSIGNMENT):
+    from grading import catalogue
+
+    table, problems = {}, []
+    for notebook in NOTEBOOKS:
+        entries = table.setdefault(notebook, {})
+        for a in catalogue.load(notebook):
+            text = NONE if a.full_marks else a.diagnosis
+            if not text:
+                problems.append(f"answers/{notebook}/{a.name}.py has no '# diagnosis:' line")
+                continue
+            key = fingerprint(trace_of(a.code, notebook, source_dir))
+            entry = entries.setdefault(key, {"diagnosis": text, "answers": []})
+            entry["answers"].append(a.name)
+            if entry["diagnosis"] != text:
+                problems.append(f"{notebook}: {entry['answers']} behave the same but have different diagnoses")
+    if problems:
+        raise ValueError("\n".join(problems))
+    return table
+
+
+def main(argv):
+    text = json.dumps(build(), indent=1, sort_keys=True) + "\n"
+    if "--check" in argv:
+        if not TABLE.exists() or TABLE.read_text() != text:
+            print(f"{TABLE} is out of date: run `python -m grading.diagnosis`")
+            return 1
+        return 0
+    TABLE.write_text(text)
+    print(f"wrote {TABLE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

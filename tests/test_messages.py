@@ -1,0 +1,80 @@
+"""Each visible-test message says what the run showed: every one is tested with the catalogue
+answer it is meant for, run here with the notebook's own visible cases and scripted draws."""
+
+import re
+import sys
+
+import pytest
+import torch
+
+from grading import ASSIGNMENT, ROOT, catalogue
+
+sys.path.insert(0, str(ROOT / "source" / ASSIGNMENT))
+import spec_checks  # noqa: E402
+
+ANSWERS = {(a.notebook, a.name): a for a in catalogue.load()}
+
+
+def verify_draft_of(notebook, name):
+    ns = {"torch": torch}
+    exec(ANSWERS[notebook, name].code, ns)
+    return ns["verify_draft"]
+
+
+def says(message, key):
+    """True when ``message`` is VISIBLE_MESSAGES[key] with its blanks filled in."""
+    parts = [re.escape(part) for part in re.split(r"\{\w+\}", spec_checks.VISIBLE_MESSAGES[key])]
+    return message is not None and re.search(".*".join(parts), message, re.S) is not None
+
+
+def m1(name):
+    fn = verify_draft_of("01_accept_branch", name)
+    return spec_checks.visible_problem_m1(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[]),
+                                          spec_checks.run_verify(fn, spec_checks.multi_accept_case(), draws=[]))
+
+
+def m2(name):
+    fn = verify_draft_of("02_reject_and_break", name)
+    return spec_checks.visible_problem_m2(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[0.5, 0.9]))
+
+
+@pytest.mark.parametrize("name,key", [
+    ("forgets_continue", "stopped_after_accept"), ("hard_coded_visible", "stopped_after_accept"),
+    ("row_zero_only", "stopped_after_accept"), ("draw_before_compare", "drew"), ("appends_position", "not_token_ids"),
+    ("strict_greater", "stopped_at_equal"), ("reversed_comparison", "first_not_accepted"),
+    ("tensor_compare_no_item", "first_not_accepted"), ("skips_instead_of_stopping", "kept_after_stop"),
+    ("appends_before_check", "accepted_p_below_q"),
+])
+def test_mission_1_message(name, key):
+    assert says(m1(name), key), m1(name)
+
+
+@pytest.mark.parametrize("name,key", [
+    ("q_over_p", "accepted_all"), ("no_coin", "accepted_all"), ("no_coin", "never_drew"),
+    ("continue_not_break", "continued"), ("draw_every_position", "position1_late_draw"),
+    ("greater_coin", "position1_rejected"), ("row_zero_only", "position1_rejected"), ("break_after_accept", "draws"),
+    ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("from_torch_import_rand", "no_torch_draws"),
+    ("random_module", "no_torch_draws"), ("numpy_rand", "no_torch_draws"), ("appends_position", "not_token_ids"),
+])
+def test_mission_2_message(name, key):
+    assert says(m2(name), key), m2(name)
+
+
+def test_accepting_everything_never_blames_continue():
+    message = m2("q_over_p")
+    assert "continue" not in message and "ratio" in message
+
+
+def test_right_answers_pass_both_visible_tests():
+    for a in catalogue.load():
+        if a.full_marks:
+            assert (m1 if a.notebook.startswith("01") else m2)(a.name) is None, a.name
+
+
+def test_every_message_is_used_by_some_answer():
+    used = set()
+    for a in catalogue.load():
+        message = (m1 if a.notebook.startswith("01") else m2)(a.name)
+        used |= {key for key in spec_checks.VISIBLE_MESSAGES if says(message, key)}
+    unused = set(spec_checks.VISIBLE_MESSAGES) - used
+    assert unused <= {"m1_other", "m2_other"}, unused  # the catch-alls, for mistakes nobody has made yet
