@@ -59,3 +59,6 @@ if SandboxedExecute:
         GetGrades, HideHiddenTestDetails, ClearHiddenTestsInTestCells, CSSHTMLHeaderPreprocessor,
     ]
 c.ClearHiddenTests.enforce_metadata = True
+# The feedback page has no widget manager: show each widget's static picture (its text/html).
+c.NbConvertBase.display_data_priority = ["text/html", "application/pdf", "text/latex", "image/svg+xml",
+                                         "image/png", "image/jpeg", "text/markdown", "text/plain"]

@@ -102,7 +102,7 @@ def test_notebook_01_in_jupyterlab(page):
     nb.set_cell_source(SOLUTION_ID["01_accept_branch"], CORRECT["01_accept_branch"])
     nb.run_all()
     assert not nb.error_cells()
-    assert p.locator(".jp-OutputArea-output").get_by_text("Visible test passed: [10], with no random draw.").count() == 1
+    assert p.locator(".jp-OutputArea-output").get_by_text("Visible test passed: [10] and [10, 20, 30], with no random draw.").count() == 1
 
 
 def test_notebook_02_in_jupyterlab(page):

@@ -48,7 +48,7 @@ def test_feedback_names_each_failed_check_with_its_hint(graded_course):
     text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break"))
     assert "Check failed. AssertionError" in text
     assert "you used continue; a rejection needs break" in text
-    assert "The result contains 40: you used continue after a rejection; use break." in text
+    assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in text
 
 
 def test_feedback_hint_from_the_spec_diagnostics_for_notebook_01(graded_course):
