@@ -258,6 +258,9 @@ def _first_problem(run):
         return "NotImplementedError: verify_draft is not written yet; replace the raise line with your code"
     if run.error is not None:
         return f"verify_draft raised {run.error}"
+    if run.tokens is None and run.result_type == "list":
+        return ("verify_draft returned a list that holds something other than token ids (ints): "
+                f"{run.result_repr}; append token_id")
     if run.tokens is None:
         return ("verify_draft should return a plain Python list of token ids, "
                 f"but it returned a {run.result_type}: {run.result_repr}")
@@ -286,8 +289,8 @@ VISIBLE_MESSAGES = {
                      "(not the position i, not p).",
     "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
                           "p >= q, with p and q read at [i, token_id].",
-    "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Mission 1 accepts only when "
-                          "p >= q; is the comparison reversed?",
+    "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Append token_id only when "
+                          "p >= q, after comparing: is the comparison reversed, or the append before it?",
     "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q, but you returned only {tokens}. "
                             "Every p >= q position is accepted: after appending, go on to the next position with "
                             "continue (without it the loop reaches the given break), and read p and q at "
