@@ -89,21 +89,22 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
     for extra in ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/etc/ssl/certs"):
         if os.path.exists(extra):
             args += ["--ro-bind", extra, extra]
-    made = set()
-    for root in _python_roots() + [str(private_dir)]:
-        for parent in _parents(root):
-            if parent not in made:
-                made.add(parent)
-                args += ["--perms", "0755", "--dir", parent]
-    for root in _python_roots():
-        args += ["--ro-bind", root, root]
     args += ["--perms", "0755", "--dir", GRADER_DIR]
     for host, name in grader_files:
         args += ["--ro-bind", str(host), f"{GRADER_DIR}/{name}"]
+    # The scratch file systems first: a venv or private folder under /tmp is then bound on top of them.
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
              "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/home/student",
              "--perms", "0755", "--dir", WORKDIR]
+    made = set()
+    for root in _python_roots() + [str(private_dir)]:
+        for parent in _parents(root):
+            if parent not in made and parent != "/tmp":
+                made.add(parent)
+                args += ["--perms", "0755", "--dir", parent]
+    for root in _python_roots():
+        args += ["--ro-bind", root, root]
     for host, rel in files:
         args += ["--ro-bind", str(host), f"{WORKDIR}/{rel}"]
     args += ["--bind", str(private_dir), str(private_dir)]

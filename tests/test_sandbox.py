@@ -227,3 +227,18 @@ def test_check_names_the_fix_when_bubblewrap_is_missing(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     message = sandbox.check()
     assert message and "apt-get install bubblewrap" in message and "--unsafe-no-sandbox" in message
+
+
+def test_a_python_environment_under_tmp_is_still_mounted(tmp_path, monkeypatch):
+    """A clone under /tmp (as on CI) keeps its venv visible: /tmp's scratch tmpfs is mounted first."""
+    env_dir = tmp_path / "clone" / ".venv"
+    env_dir.mkdir(parents=True)
+    (env_dir / "marker.txt").write_text("visible")
+    env_dir.chmod(0o755)
+    for parent in env_dir.parents:
+        if str(parent).startswith("/tmp/"):
+            parent.chmod(0o755)
+    roots = sandbox._python_roots()
+    monkeypatch.setattr(sandbox, "_python_roots", lambda: roots + [str(env_dir)])
+    seen = run_in_sandbox(f"import json; print(json.dumps(open({str(env_dir / 'marker.txt')!r}).read()))", tmp_path)
+    assert seen == "visible"
