@@ -24,7 +24,7 @@ def check_labels(course=ROOT):
             if not meta.get("grade") or meta.get("solution"):
                 continue
             said = re.search(r"^# Hidden check: (.+)$", cell.source, re.M)
-            labels[name, meta["grade_id"]] = said.group(1) if said else "the visible test (the table's case)"
+            labels[name, meta["grade_id"]] = said.group(1) if said else "the visible test"
     return labels
 
 
