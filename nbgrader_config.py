@@ -12,7 +12,7 @@ import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, GetGrades,
+    AssignLatePenalties, CheckCellMetadata, GetGrades,
     IgnorePattern, LimitOutput, SaveAutoGrades,
 )
 

@@ -222,8 +222,9 @@ class SandboxedExecute(ResilientExecute):
         helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
         self._judge = verdicts.Judge(helpers, self._call)
         self._sandboxed = not sandbox.unsafe()
-        if self._sandboxed and sandbox.check_once():
-            raise sandbox.SandboxUnavailable(sandbox.check_once())
+        problem = sandbox.check_once() if self._sandboxed else None
+        if problem:
+            raise sandbox.SandboxUnavailable(problem)
         self.kernel_manager_class = (sandbox.SandboxedKernelManager if self._sandboxed
                                      else sandbox.HarnessKernelManager)
         NotebookClient.__init__(self, nb, km)

@@ -162,16 +162,15 @@ FIX = ("The grading sandbox (bubblewrap) cannot start here: {why}\n"
 
 def check():
     """None when the sandbox works here, else a message that names the fix."""
+    uid = sandbox_uid()
+    scratch = make_private_dir(uid)
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            uid = sandbox_uid()
-            if os.geteuid() == 0:
-                os.chown(scratch, uid, uid)
-            cmd = bwrap_command([sys.executable, "-c", "import os; assert os.getuid() != 0"], private_dir=scratch,
-                                uid=uid)
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        cmd = bwrap_command([sys.executable, "-c", "import os; assert os.getuid() != 0"], private_dir=scratch, uid=uid)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
         return FIX.format(why=exc)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     if proc.returncode:
         return FIX.format(why=(proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1])
     return None
@@ -198,9 +197,6 @@ class HarnessKernelManager(AsyncKernelManager):
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENV}
         await super()._async_launch_kernel(kernel_cmd, **kw)
-
-    def log_tail(self, chars=2000):
-        return ""
 
 
 class SandboxedKernelManager(HarnessKernelManager):
@@ -232,17 +228,10 @@ class SandboxedKernelManager(HarnessKernelManager):
             os.chown(self.connection_file, self.sandbox_user, self.sandbox_user)
         log = open(os.path.join(self.private_dir, "kernel.log"), "ab")
         kw.update(stdout=log, stderr=log, stdin=subprocess.DEVNULL)
-        kw.pop("env", None)
         try:
             await super()._async_launch_kernel(kernel_cmd, **kw)
         finally:
             log.close()
-
-    def log_tail(self, chars=2000):
-        try:
-            return Path(self.private_dir, "kernel.log").read_text(errors="replace")[-chars:]
-        except OSError:
-            return ""
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)

@@ -20,12 +20,13 @@ your function do with this input".
 
 import builtins
 import contextlib
-import importlib.util
 import io
 import re
 
 import nbformat
 from nbgrader import utils
+
+from grading.kernel_harness import load_private
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}")
@@ -46,14 +47,6 @@ def visible_part(source):
 
 def has_code(source):
     return any(line.strip() and not line.strip().startswith("#") for line in source.splitlines())
-
-
-def load_helpers(path):
-    """A private instance of the course's helper module (not in sys.modules)."""
-    spec = importlib.util.spec_from_file_location("_trusted_helpers", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class StudentFunction:
@@ -93,7 +86,7 @@ class Judge:
     """
 
     def __init__(self, helpers_path, call):
-        self.helpers = load_helpers(helpers_path)
+        self.helpers = load_private(helpers_path, "_trusted_helpers")
         self.call = call
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each run_verify call, for the diagnosis
