@@ -233,10 +233,6 @@ run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
 multi = spec_checks.run_verify(verify_draft, spec_checks.multi_accept_case(), draws=[])
 problem = spec_checks.visible_problem_m1(run, multi)
 assert problem is None, problem
-### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[])
-spec_checks.check(run, [10], 0, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
-### END HIDDEN TESTS
 print("Visible test passed: [10] and [10, 20, 30], with no random draw.")
 
 # %% [markdown]

@@ -234,10 +234,6 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
 problem = spec_checks.visible_problem_m2(run)
 assert problem is None, problem
-### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]), draws=[0.5, 0.9])
-spec_checks.check(run, [10, 20], 2, hint="The visible test, re-run by the grader with its own copy of the checks, failed")
-### END HIDDEN TESTS
 print("Visible test passed: [10, 20], with 2 draws.")
 
 # %% [markdown]

@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 
 
-from spec_checks import VISIBLE_DRAWS, VISIBLE_POSITIONS, Case, ScriptedRand, run_verify, visible_case  # noqa: F401
+from spec_checks import VISIBLE_DRAWS, ScriptedRand, run_verify, visible_case  # noqa: F401 (visible_case: for the notebooks)
 
 AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
@@ -299,6 +299,12 @@ PRESETS = {
 
 
 CHAR_WIDTH, LINE_HEIGHT = 7.5, 15  # px per character and per line at font-size 13 (an upper bound)
+PAD, LINE_Y = 30, 46                # the number line runs from x = PAD to width - PAD, at height LINE_Y
+
+
+def _x_of(width):
+    """Where t in [0, 1] sits on a number line ``width`` pixels wide."""
+    return lambda t: PAD + (width - 2 * PAD) * t
 
 
 def number_line_labels(verdict, width=560):
@@ -308,9 +314,7 @@ def number_line_labels(verdict, width=560):
     the interval's end (p/q) on the next row, moved inwards when it would leave the picture;
     the verdict at the bottom.
     """
-    pad, y = 30, 46
-    span = width - 2 * pad
-    x_of = lambda t: pad + span * t  # noqa: E731
+    y, x_of = LINE_Y, _x_of(width)
     labels = [dict(kind="tick", text="0", x=x_of(0), y=y + 24, anchor="middle"),
               dict(kind="tick", text="1", x=x_of(1), y=y + 24, anchor="middle")]
     if verdict.ratio < 1:
@@ -320,7 +324,7 @@ def number_line_labels(verdict, width=560):
     labels.append(dict(kind="threshold", text=text, x=x_of(verdict.threshold), y=y + 42, anchor="middle"))
     if verdict.needs_draw:
         labels.append(dict(kind="r", text=f"r = {verdict.r:.2f}", x=x_of(verdict.r), y=y - 26, anchor="middle"))
-    labels.append(dict(kind="verdict", text=verdict.text, x=pad, y=y + 68, anchor="start"))
+    labels.append(dict(kind="verdict", text=verdict.text, x=PAD, y=y + 68, anchor="start"))
     for label in labels:  # keep every label inside the picture
         half = CHAR_WIDTH * len(label["text"]) / 2
         if label["anchor"] == "middle":
@@ -337,9 +341,7 @@ def label_box(label):
 
 def number_line_svg(verdict, width=560):
     """The number line [0, 1] as SVG: [0, min(1, p/q)) green (accept), [p/q, 1) red (reject), r marked."""
-    pad, y = 30, 46
-    span = width - 2 * pad
-    x_of = lambda t: pad + span * t  # noqa: E731
+    pad, y, span, x_of = PAD, LINE_Y, width - 2 * PAD, _x_of(width)
     colour = "#1a7f37" if verdict.accepted else "#b42318"
     r_mark = ""
     if verdict.needs_draw:
