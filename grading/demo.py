@@ -53,7 +53,9 @@ def main(argv=None):
 
     ap = argparse.ArgumentParser(description="Grade the example class")
     ap.add_argument("--unsafe-no-sandbox", action="store_true", help="run student code without the sandbox")
+    ap.add_argument("--cold-kernels", action="store_true", help="start each kernel as a new process, not forked")
     args = ap.parse_args(argv)
+    grade.kernels(args.cold_kernels)
     if not grade.sandbox_ready(args.unsafe_no_sandbox):
         return 2
     started = time.time()

@@ -1,11 +1,14 @@
 """`make grade`: autograde every submission in parallel, then feedback and the class report.
 
     python -m grading.grade [--workers N] [--db-url URL] [--no-feedback] [--deadline S] [--unsafe-no-sandbox]
+                            [--cold-kernels]
 
 Students are handed out one at a time to the workers (one per core by default). Each
 worker is one process running the real nbgrader (its Python API, the code behind
 `nbgrader autograde --student`), so nbgrader's ~3 s start-up is paid once per worker,
-not once per student. Every kernel runs in the sandbox (grading/sandbox.py); a
+not once per student. Each notebook's kernel is forked from a prepared parent that has
+imported torch, IPython and the rest once (grading/forkserver.py); --cold-kernels starts
+plain new kernel processes instead. Every kernel runs in the sandbox (grading/sandbox.py); a
 student whose grading outlives the deadline, or whose worker dies, is listed as not
 graded with the reason, and a fresh worker carries on with the rest. All workers write into one gradebook:
 SQLite by default (with a lock timeout, so concurrent writers wait their turn) or
@@ -160,6 +163,14 @@ def _first_error(result):
     return (lines[-1] if lines else text.strip().splitlines()[-1] if text.strip() else "failed")[:300]
 
 
+def kernels(cold_kernels):
+    """Forked kernels (the default) or cold ones, for this process and every worker it starts."""
+    if cold_kernels:
+        os.environ[sandbox.COLD_ENV] = "1"
+    else:
+        os.environ.pop(sandbox.COLD_ENV, None)
+
+
 def sandbox_ready(unsafe):
     """Check the grading sandbox before any student code runs; print what to do if it cannot start."""
     if unsafe:
@@ -185,6 +196,8 @@ def main(argv=None):
     ap.add_argument("--deadline", type=float, default=DEADLINE, help="seconds one student's grading may take")
     ap.add_argument("--unsafe-no-sandbox", action="store_true",
                     help="run student code without the sandbox (only for code you trust)")
+    ap.add_argument("--cold-kernels", action="store_true",
+                    help="start each kernel as a new process instead of forking it from a prepared parent")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     course = Path(args.course).resolve()
@@ -192,6 +205,7 @@ def main(argv=None):
     if args.worker:
         worker(course, db_url)
         return 0
+    kernels(args.cold_kernels)
     if not sandbox_ready(args.unsafe_no_sandbox):
         return 2
 
@@ -200,7 +214,8 @@ def main(argv=None):
         print(f"no submissions in {course / 'submitted'}")
         return 1
     started = time.time()
-    print(f"Autograding {len(names)} submissions with {min(args.workers, len(names))} workers")
+    print(f"Autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
+          f"{'cold' if args.cold_kernels else 'forked'} kernels")
     (course / "reports").mkdir(exist_ok=True)
     log = course / "reports" / "grading.log"
     log.write_text("")

@@ -65,7 +65,11 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         del sys.path[0]  # the notebook must import its own spec_checks, not this folder's files
-    helpers = load_private(sys.argv.pop(1))  # before any student code runs
+    launch(load_private(sys.argv.pop(1)))  # the helpers are loaded before any student code runs
+
+
+def launch(helpers):
+    """Run an IPython kernel (options from sys.argv) that also answers the grader's calls with ``helpers``."""
     from ipykernel.kernelapp import IPKernelApp
 
     class GradingKernelApp(IPKernelApp):

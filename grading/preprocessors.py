@@ -225,8 +225,7 @@ class SandboxedExecute(ResilientExecute):
         problem = sandbox.check_once() if self._sandboxed else None
         if problem:
             raise sandbox.SandboxUnavailable(problem)
-        self.kernel_manager_class = (sandbox.SandboxedKernelManager if self._sandboxed
-                                     else sandbox.HarnessKernelManager)
+        self.kernel_manager_class = sandbox.kernel_manager_class()
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)

@@ -39,6 +39,7 @@ HARNESS = Path(__file__).resolve().parent / "kernel_harness.py"
 WORKDIR = "/home/student/work"
 GRADER_DIR = "/grader"  # the kernel harness and the trusted helpers, read-only
 UNSAFE_ENV = "GRADER_UNSAFE_NO_SANDBOX"
+COLD_ENV = "GRADER_COLD_KERNELS"  # "1": start every kernel as a new process (--cold-kernels), not forked
 
 LIMITS = {  # prlimit option: value
     "--nproc": 256,                # processes and threads of the sandbox's own uid
@@ -58,6 +59,11 @@ class SandboxUnavailable(RuntimeError):
 def unsafe():
     """True when the grader runs kernels without the sandbox (--unsafe-no-sandbox)."""
     return os.environ.get(UNSAFE_ENV) == "1"
+
+
+def cold():
+    """True when kernels are started cold, as new processes (--cold-kernels), not forked from the fork server."""
+    return os.environ.get(COLD_ENV) == "1"
 
 
 def _python_roots():
@@ -110,9 +116,7 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
     args += ["--bind", str(private_dir), str(private_dir)]
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--hostname", "sandbox", "--chdir", WORKDIR, "--clearenv"]
-    base_env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/home/student",
-                "LANG": "C.UTF-8", "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
-    for key, value in {**base_env, **(env or {})}.items():
+    for key, value in sandbox_env(env).items():
         args += ["--setenv", key, str(value)]
     if os.geteuid() == 0:
         uid = uid or sandbox_uid()
@@ -123,6 +127,12 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--"]
     prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", *(f"{k}={v}" for k, v in limits.items()), "--"]
     return prlimit + args + list(inner)
+
+
+def sandbox_env(extra=None):
+    """The whole environment of a sandboxed process: a few fixed variables and ``extra``."""
+    return {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": "/home/student", "LANG": "C.UTF-8",
+            "MPLCONFIGDIR": "/tmp", "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV, **(extra or {})}
 
 
 def sandbox_uid():
@@ -161,19 +171,59 @@ FIX = ("The grading sandbox (bubblewrap) cannot start here: {why}\n"
 
 
 def check():
-    """None when the sandbox works here, else a message that names the fix."""
+    """None when the sandbox works here (bubblewrap, and the forked one unless --cold-kernels), else the fix."""
     uid = sandbox_uid()
     scratch = make_private_dir(uid)
+    probe = "import os; assert os.getuid() != 0"
     try:
-        cmd = bwrap_command([sys.executable, "-c", "import os; assert os.getuid() != 0"], private_dir=scratch, uid=uid)
+        cmd = bwrap_command([sys.executable, "-c", probe], private_dir=scratch, uid=uid)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
-        return FIX.format(why=exc)
-    finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        return FIX.format(why=exc)
     if proc.returncode:
+        shutil.rmtree(scratch, ignore_errors=True)
         return FIX.format(why=(proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1])
+    if cold():
+        shutil.rmtree(scratch, ignore_errors=True)
+        return None
+    server = None
+    try:
+        server = fork_server(warm=False)
+        code, output = run_forked(probe, scratch, uid, server=server)
+        if code:
+            return FORK_FIX.format(why=(output.strip().splitlines() or ["it failed"])[-1])
+    except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
+        return FORK_FIX.format(why=exc)
+    finally:
+        if server:
+            server.close()
+        shutil.rmtree(scratch, ignore_errors=True)
     return None
+
+
+FORK_FIX = ("The forked grading sandbox cannot start here: {why}\n"
+            "It needs root (it builds each kernel's namespaces itself). Run `make grade` as root, or\n"
+            "`make grade ARGS=--cold-kernels` to start every kernel in bubblewrap as a new process.")
+
+
+def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=None):
+    """Run ``code`` in a forked, sandboxed child of the fork server; (1 if it raised else 0, what it printed).
+
+    The grader is not the child's parent and never sees its exit code: a child that raised
+    printed its traceback, and that is what counts as failing.
+    """
+    from grading import forkserver
+
+    log = os.path.join(private_dir, "program.log")
+    reply = (server or fork_server()).request({"python": code, "log": log, "env": sandbox_env(env),
+                                   "sandbox": sandbox_spec(private_dir, uid, files)})
+    if "error" in reply:
+        raise SandboxUnavailable(reply["error"])
+    forkserver.ForkedProcess(reply["pid"]).wait(timeout)
+    with open(log, errors="replace") as fh:
+        output = fh.read()
+    return (1 if "Traceback (most recent call last)" in output else 0), output
 
 
 _CHECKED = []
@@ -214,18 +264,25 @@ class SandboxedKernelManager(HarnessKernelManager):
         self.ip = os.path.join(self.private_dir, "k")
         self.connection_file = os.path.join(self.private_dir, "kernel.json")
 
+    def _env(self):
+        return {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
+
+    def _files(self):
+        return [(str(host), rel) for rel, host in self.sandbox_files.items()]
+
     def format_kernel_cmd(self, extra_arguments=None):
         inner = [sys.executable, f"{GRADER_DIR}/kernel_harness.py", f"{GRADER_DIR}/helpers.py",
                  "-f", self.connection_file, *(extra_arguments or [])]
-        env = {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
-        files = [(host, rel) for rel, host in self.sandbox_files.items()]
         grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
-        return bwrap_command(inner, private_dir=self.private_dir, files=files, grader_files=grader_files,
-                             uid=self.sandbox_user, env=env)
+        return bwrap_command(inner, private_dir=self.private_dir, files=self._files(), grader_files=grader_files,
+                             uid=self.sandbox_user, env=self._env())
 
-    async def _async_launch_kernel(self, kernel_cmd, **kw):
+    def _give_connection_file(self):
         if os.geteuid() == 0:
             os.chown(self.connection_file, self.sandbox_user, self.sandbox_user)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        self._give_connection_file()
         log = open(os.path.join(self.private_dir, "kernel.log"), "ab")
         kw.update(stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         try:
@@ -237,3 +294,64 @@ class SandboxedKernelManager(HarnessKernelManager):
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
             shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
+    """What the fork server needs to build the same sandbox as ``bwrap_command`` (grading/forkserver.py)."""
+    return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
+            "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
+            "workdir": WORKDIR, "grader_dir": GRADER_DIR, "tmpfs_bytes": TMPFS_BYTES, "limits": dict(limits)}
+
+
+def fork_server(warm=True):
+    """This grading process's fork server, started on first use (grading/forkserver.py).
+
+    ``warm=False``: a new server that imports nothing in advance, for a quick check; the caller stops it.
+    """
+    from grading import forkserver
+
+    mpl = tempfile.mkdtemp(prefix="nbg-forkserver-mpl-")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": mpl, "MPLCONFIGDIR": mpl,
+           "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
+    return forkserver.ForkServer.shared(env) if warm else forkserver.ForkServer(env, warm=False)
+
+
+class _ForkedLaunch:
+    """Kernel managers whose kernel is forked from the fork server instead of started as a new process."""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        from grading import forkserver
+
+        reply = fork_server().request(self.fork_request(kw))
+        if "error" in reply:
+            raise SandboxUnavailable(reply["error"])
+        provisioner = self.provisioner
+        provisioner.process = forkserver.ForkedProcess(reply["pid"])
+        provisioner.pid, provisioner.pgid = reply["pid"], None
+        self._reconcile_connection_info(provisioner.connection_info)
+
+
+class ForkedKernelManager(_ForkedLaunch, HarnessKernelManager):
+    """A forked grading kernel without the sandbox (--unsafe-no-sandbox)."""
+
+    def fork_request(self, kw):
+        return {"connection_file": self.connection_file, "helpers": self.helpers_path, "log": os.devnull,
+                "cwd": kw.get("cwd") or os.getcwd(), "env": {**(kw.get("env") or os.environ), **KERNEL_ENV}}
+
+
+class ForkedSandboxedKernelManager(_ForkedLaunch, SandboxedKernelManager):
+    """A forked grading kernel in its own sandbox: the same view and limits as the bubblewrap one."""
+
+    def fork_request(self, kw):
+        self._give_connection_file()
+        spec = sandbox_spec(self.private_dir, self.sandbox_user, self._files(), [(self.helpers_path, "helpers.py")])
+        return {"connection_file": self.connection_file, "helpers": f"{GRADER_DIR}/helpers.py",
+                "log": os.path.join(self.private_dir, "kernel.log"), "env": sandbox_env(self._env()),
+                "sandbox": spec}
+
+
+def kernel_manager_class():
+    """The kernel manager for this grading run: sandboxed or not (--unsafe-no-sandbox), forked or cold."""
+    if unsafe():
+        return HarnessKernelManager if cold() else ForkedKernelManager
+    return SandboxedKernelManager if cold() else ForkedSandboxedKernelManager

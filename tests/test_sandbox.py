@@ -1,7 +1,8 @@
 """The grading sandbox holds: each defence of grading/sandbox.py proven by a real attempt.
 
-Every test runs Python code in a real bubblewrap sandbox, built by the same function that
-starts the grading kernels, and checks what it could do. The network tests connect only to
+Every attempt runs twice: in a real bubblewrap sandbox, built by the same function that
+starts cold grading kernels, and in a child forked by the fork server, which builds the
+same sandbox itself (grading/forkserver.py, the default kernels). Each checks what the code could do. The network tests connect only to
 a listener this test starts on 127.0.0.1, or ask the routing table (a UDP connect() sends
 nothing).
 """
@@ -21,23 +22,37 @@ import pytest
 from grading import sandbox
 
 
+MODE = ["bubblewrap"]
+
+
 def run_in_sandbox(code, tmp_path, files=(), timeout=60, env=None):
-    """Run ``code`` in a fresh sandbox; return what it printed as JSON (its last line)."""
+    """Run ``code`` in a fresh sandbox of the current MODE; return what it printed as JSON (its last line)."""
     private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
     try:
-        cmd = sandbox.bwrap_command([sys.executable, "-c", textwrap.dedent(code)], private_dir=private, files=files,
-                                    uid=uid, env=env)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if MODE[0] == "forked":
+            _, stdout = sandbox.run_forked(textwrap.dedent(code), private, uid, files=files, env=env, timeout=timeout)
+            stderr = stdout
+        else:
+            cmd = sandbox.bwrap_command([sys.executable, "-c", textwrap.dedent(code)], private_dir=private,
+                                        files=files, uid=uid, env=env)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            stdout, stderr = proc.stdout, proc.stderr
     finally:
         subprocess.run(["rm", "-rf", private])
-    assert proc.stdout.strip(), f"the sandbox printed nothing: {proc.stderr[-2000:]}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    assert stdout.strip(), f"the sandbox printed nothing: {stderr[-2000:]}"
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="module", autouse=True)
-def sandbox_works():
+@pytest.fixture(scope="module", autouse=True, params=["bubblewrap", "forked"])
+def mode(request):
+    """Each test module pass uses one way of starting the sandbox."""
+    MODE[0] = request.param
+    if request.param == "forked":
+        os.environ.pop(sandbox.COLD_ENV, None)
     problem = sandbox.check()
     assert problem is None, problem
+    yield request.param
+    MODE[0] = "bubblewrap"
 
 
 def test_runs_as_an_unprivileged_user_with_no_capabilities(tmp_path):

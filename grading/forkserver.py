@@ -1,0 +1,437 @@
+"""Forked grading kernels: a prepared parent forks each notebook's kernel, inside its own sandbox.
+
+A cold grading kernel spends seconds importing Python, IPython, ipykernel, torch,
+ipywidgets and matplotlib; checking the student's code takes milliseconds. Here one
+long-lived parent per grading process (the *fork server*, this file run as a script)
+imports all of that once. For each notebook the grader asks it for a kernel and it forks:
+
+    fork server (root, imports done, one thread, no event loop, no zmq context)
+      └─ waiter: leaves the grader's namespaces (mount, network, PID, IPC, UTS, cgroup)
+           └─ kernel: PID 1 of its own PID namespace; builds its own root file system
+              (the same view as the bubblewrap sandbox of grading/sandbox.py), pivots into
+              it, sets the limits, drops to a fresh unprivileged uid with no capabilities
+              and no_new_privs, closes every inherited file, clears the environment,
+              reseeds the random generators, and only then becomes an ordinary IPython
+              kernel (grading/kernel_harness.py) with its own zmq context, event loop and
+              IPC sockets in its private folder.
+
+The waiter only waits: it reports the kernel's pid to the server and exits with it. The
+grader holds a pidfd of the kernel to poll, signal and kill it (``ForkedProcess``).
+
+Nothing a student's code does in one kernel reaches the next: each child starts from
+the server's state, which no student code has touched, and the server never runs any.
+
+Requests are JSON lines on the server's stdin; each reply is one JSON line on stdout.
+"""
+
+import ctypes
+import json
+import os
+import platform
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = Path(__file__).resolve()
+
+# Linux constants (linux/sched.h, linux/mount.h, linux/prctl.h)
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x02000000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), 155)
+SANDBOX_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU"}
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype=None, flags=0, data=None):
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def _prctl(option, value):
+    _check(_libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0), f"prctl {option}")
+
+
+# --- the child's side: enter the sandbox, become a kernel ----------------------------------------------
+
+def _build_root(spec):
+    """Mount the sandbox's file system under a fresh root and pivot into it (run as root, new namespaces)."""
+    private = spec["private_dir"]
+    root = os.path.join(private, ".root")
+    os.makedirs(root, exist_ok=True)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=0755")
+
+    def place(path, is_dir):
+        target = root + path
+        os.makedirs(target if is_dir else os.path.dirname(target), mode=0o755, exist_ok=True)
+        if not is_dir and not os.path.exists(target):
+            open(target, "w").close()
+        return target
+
+    def bind(source, path, ro=True, recursive=True):
+        target = place(path, os.path.isdir(source))
+        _mount(source, target, None, MS_BIND | (MS_REC if recursive else 0))
+        if ro:
+            _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+    def tmpfs(path, size, mode):
+        _mount("tmpfs", place(path, True), "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
+
+    bind("/usr", "/usr")
+    for link in ("bin", "sbin", "lib", "lib64", "lib32", "libx32"):
+        if os.path.islink(f"/{link}"):
+            os.symlink(os.readlink(f"/{link}"), f"{root}/{link}")
+    for extra in ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/etc/ssl/certs"):
+        if os.path.exists(extra):
+            bind(extra, extra)
+    # Scratch file systems first, so a Python environment under /tmp is bound on top of them.
+    tmpfs("/tmp", spec["tmpfs_bytes"], "1777")
+    tmpfs("/home/student", spec["tmpfs_bytes"], "1777")
+    place(spec["workdir"], True)
+    tmpfs("/dev", "64k", "0755")
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            bind(f"/dev/{name}", f"/dev/{name}", ro=False, recursive=False)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{root}/dev/{name}")
+    tmpfs("/dev/shm", "16m", "1777")
+    for python_root in spec["python_roots"]:
+        bind(python_root, python_root)
+    for host, name in spec["grader_files"]:
+        bind(host, f"{spec['grader_dir']}/{name}")
+    for host, rel in spec["files"]:
+        bind(host, f"{spec['workdir']}/{rel}")
+    bind(private, private, ro=False, recursive=False)
+    _mount("proc", place("/proc", True), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chdir(root)
+    os.mkdir(".old")
+    _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b".old"), "pivot_root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
+    os.rmdir("/.old")
+    _mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def enter_sandbox(spec):
+    """From root in fresh namespaces to an unprivileged user in its own file system, with limits."""
+    import resource
+    import socket
+
+    _build_root(spec)
+    socket.sethostname("sandbox")
+    for option, value in spec["limits"].items():
+        limit = getattr(resource, RLIMITS[option])
+        resource.setrlimit(limit, (value, value))
+    uid = spec["uid"]
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # from root to a uid of its own: every capability is dropped
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    os.chdir(spec["workdir"])
+
+
+def _fresh_process_state(request):
+    """What a new process would have: its environment, argv, sys.path, random states."""
+    import random
+
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[:] = BASE_PATH
+    sys.argv[:] = ["grading-kernel", "-f", request["connection_file"]] if "connection_file" in request else ["-"]
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(torch.initial_seed())  # the seed a fresh process starts with
+
+
+def _redirect(log):
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+    os.close(null)
+
+
+def _kernel(request, status_fd):
+    """The kernel process (PID 1 of its namespace when sandboxed). Never returns."""
+    try:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _redirect(request["log"])
+        if request.get("sandbox"):
+            enter_sandbox(request["sandbox"])
+        else:
+            os.chdir(request["cwd"])
+        _fresh_process_state(request)
+        os.write(status_fd, b"ok")
+    except BaseException as exc:  # the grader gets the reason; no student code has run
+        os.write(status_fd, f"the forked kernel could not enter its sandbox: {exc}".encode()[:2000])
+        os._exit(126)
+    os.closerange(3, 65536)  # the server's pipes and anything else inherited: gone before student code
+    code = 0
+    try:
+        if "python" in request:  # a plain program instead of a kernel (the sandbox's own check and tests)
+            exec(compile(request["python"], "<sandboxed program>", "exec"), {"__name__": "__main__"})
+        else:
+            HARNESS.launch(HARNESS.load_private(request["helpers"]))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stdout.flush() if sys.stdout else None
+        os._exit(code)
+
+
+def _waiter(request, reply_fd):
+    """Between the server and the kernel: takes the new namespaces, forks the kernel, reports, waits."""
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
+        if request.get("sandbox"):
+            _check(_libc.unshare(SANDBOX_NAMESPACES), "unshare")
+        status_r, status_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(status_r)
+            os.close(reply_fd)
+            _kernel(request, status_w)
+        os.close(status_w)
+        status = b""
+        while chunk := os.read(status_r, 4096):
+            status += chunk
+        os.close(status_r)
+        reply = {"pid": pid} if status == b"ok" else {"error": status.decode(errors="replace") or "no answer"}
+        os.write(reply_fd, json.dumps(reply).encode())
+        os.close(reply_fd)
+        _, wait_status = os.waitpid(pid, 0)
+        os._exit(min(abs(os.waitstatus_to_exitcode(wait_status)), 255))
+    except BaseException as exc:
+        try:
+            os.write(reply_fd, json.dumps({"error": f"fork server: {exc}"}).encode())
+        finally:
+            os._exit(127)
+
+
+def spawn(request):
+    """Fork one kernel for ``request``; its pid, or the reason it could not start."""
+    reply_r, reply_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(reply_r)
+        _waiter(request, reply_w)
+    os.close(reply_w)
+    data = b""
+    while chunk := os.read(reply_r, 65536):
+        data += chunk
+    os.close(reply_r)
+    try:
+        return json.loads(data)
+    except ValueError:
+        return {"error": "the forked kernel stopped before it started"}
+
+
+# --- the server ---------------------------------------------------------------------------------------
+
+BASE_PATH = []
+HARNESS = None  # grading/kernel_harness.py, loaded by the server (the sandbox does not mount grading/)
+
+
+def _harness():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_grading_kernel_harness", HERE / "kernel_harness.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# What every notebook imports, and what every kernel imports as it starts (its debugger, history, numpy).
+PREWARM = ("torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "IPython", "ipykernel.kernelapp",
+           "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
+           "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session")
+
+
+def prewarm():
+    """Import what every notebook imports, once. Start no thread, event loop or zmq context."""
+    import importlib
+
+    for name in PREWARM:
+        importlib.import_module(name)
+    import matplotlib.font_manager  # noqa: F401  (builds the font list once, not per kernel)
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def serve(warm=True):
+    here = str(HERE)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    BASE_PATH[:] = sys.path
+    global HARNESS
+    HARNESS = _harness()
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if warm:
+        prewarm()
+    if threads() != 1:
+        print(json.dumps({"error": f"the fork server has {threads()} threads after its imports; forking is unsafe"}),
+              flush=True)
+        return 1
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel, never zombies
+    out = sys.stdout
+    out.write(json.dumps({"ready": os.getpid()}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            reply = {"threads": threads()} if request.get("ping") else spawn(request)
+        except Exception as exc:  # a bad request gets an answer, and the server stays up
+            reply = {"error": f"fork server: {exc}"}
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    return 0
+
+
+# --- the grader's side -----------------------------------------------------------------------------------
+
+class ForkServerError(RuntimeError):
+    pass
+
+
+class ForkServer:
+    """One prepared parent, started on first use and shared by every kernel of this grading process."""
+
+    _instance = None
+    _lock = threading.Lock()
+
+    def __init__(self, env, log=None, warm=True):
+        """``warm=False``: a server that imports nothing in advance (for a quick check of the sandbox)."""
+        self.proc = subprocess.Popen([sys.executable, str(SCRIPT), *([] if warm else ["--cold"])], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=log or subprocess.DEVNULL, env=env, text=True, bufsize=1, cwd="/")
+        first = self._read(timeout=300)
+        if "ready" not in first:
+            self.stop()
+            raise ForkServerError(first.get("error", "the fork server did not start"))
+
+    @classmethod
+    def shared(cls, env):
+        with cls._lock:
+            if cls._instance is None or cls._instance.proc.poll() is not None:
+                cls._instance = cls(env)
+                import atexit
+
+                atexit.register(cls._instance.close)
+            return cls._instance
+
+    def _read(self, timeout):
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            return {"error": "the fork server stopped answering"}
+        return json.loads(line)
+
+    def request(self, request, timeout=120):
+        with self._lock:
+            try:
+                self.proc.stdin.write(json.dumps(request) + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError) as exc:
+                return {"error": f"the fork server is gone: {exc}"}
+            return self._read(timeout)
+
+    def close(self):
+        """End of the grading process: the server reads end-of-file and exits."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            self.stop()
+
+    def stop(self):
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        self.proc.wait()
+
+
+class ForkedProcess:
+    """A forked kernel, as jupyter_client's provisioner sees a Popen: poll, wait, signal, kill, by pidfd.
+
+    The grader is not the kernel's parent, so its exit code is not known: a finished kernel
+    reports -9 (the grader only needs to know that it is gone).
+    """
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid):
+        self.pid, self.returncode = pid, None
+        try:
+            self._fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            self._fd, self.returncode = None, -9
+
+    def _gone(self, timeout):
+        if self.returncode is None and select.select([self._fd], [], [], timeout)[0]:
+            os.close(self._fd)
+            self._fd, self.returncode = None, -9
+        return self.returncode
+
+    def poll(self):
+        return self._gone(0)
+
+    def wait(self, timeout=None):
+        end = None if timeout is None else time.monotonic() + timeout
+        while self._gone(1 if end is None else max(0, min(1, end - time.monotonic()))) is None:
+            if end is not None and time.monotonic() >= end:
+                raise subprocess.TimeoutExpired("forked kernel", timeout)
+        return self.returncode
+
+    def send_signal(self, signum):
+        if self.returncode is None and self.poll() is None:
+            signal.pidfd_send_signal(self._fd, signum)
+
+    def kill(self):
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self):
+        self.send_signal(signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    sys.exit(serve(warm="--cold" not in sys.argv))
