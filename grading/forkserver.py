@@ -62,7 +62,8 @@ def _check(result, what):
 
 def _mount(source, target, fstype=None, flags=0, data=None):
     enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {source or fstype or ''} on {target}".replace("  ", " "))
 
 
 def _prctl(option, value):
@@ -162,7 +163,7 @@ def _fresh_process_state(request):
         sys.modules["numpy"].random.seed()
     torch = sys.modules.get("torch")
     if torch is not None:
-        torch.manual_seed(torch.initial_seed())  # the seed a fresh process starts with
+        torch.seed()  # a fresh process seeds torch's generator from the system's randomness; so does each child
 
 
 def _redirect(log):
@@ -182,6 +183,9 @@ def _kernel(request, status_fd):
         _redirect(request["log"])
         if request.get("sandbox"):
             enter_sandbox(request["sandbox"])
+            # A change of uid clears the parent-death signal: set it again. Had the waiter died already,
+            # the "ok" below would find no reader and this child would stop there.
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         else:
             os.chdir(request["cwd"])
         _fresh_process_state(request)

@@ -1,0 +1,221 @@
+"""Forked grading kernels (grading/forkserver.py): isolated from each other, and grading exactly as cold ones.
+
+Kernels here are real: forked by a real fork server into their sandboxes, driven over
+their IPC channels by jupyter_client, as nbgrader drives them.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+
+import pytest
+
+from grading import ASSIGNMENT, catalogue, grade, pipeline, sandbox, speedups
+from conftest import hostile_submissions, write_hostile
+
+ROOT_SOURCE = pipeline.ROOT / "source" / ASSIGNMENT
+
+
+async def _run(manager_class, cells, env=None):
+    """Start one kernel of ``manager_class``, run ``cells``; what each printed (its last line, as JSON)."""
+    km = manager_class()
+    km.helpers_path = str(ROOT_SOURCE / "spec_checks.py")
+    if isinstance(km, sandbox.SandboxedKernelManager):
+        km.sandbox_files = {rel: str(host) for host, rel in sandbox.workdir_files(ROOT_SOURCE)}
+    await km.start_kernel(cwd=str(ROOT_SOURCE), env={**os.environ, **(env or {})})
+    kc = km.client()
+    kc.start_channels()
+    out = []
+    try:
+        await kc.wait_for_ready(timeout=120)
+        for code in cells:
+            printed = []
+            hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None  # noqa: E731
+            reply = await kc.execute_interactive(code, output_hook=hook, timeout=60)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            text = "".join(printed).strip()
+            out.append(json.loads(text.splitlines()[-1]) if text else None)
+        out.append(km.provisioner.process.pid)
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+    return out
+
+
+def run(cells, manager_class=sandbox.ForkedSandboxedKernelManager, env=None):
+    return asyncio.run(_run(manager_class, cells, env))
+
+
+STATE = """
+import json, os, random, sys, threading, torch, builtins
+print(json.dumps({
+    "rand_is_builtin": type(torch.rand).__name__ == "builtin_function_or_method",
+    "has_mark": hasattr(json, "mark") or hasattr(builtins, "mark") or "mark" in os.environ,
+    "cwd": os.getcwd(), "threads": threading.active_count(), "path": [p for p in sys.path if p],
+    "torch_seed": torch.initial_seed(), "random": random.random(), "uid": os.getuid(),
+    "execution": os.environ.get("NBGRADER_EXECUTION"),
+}))
+"""
+
+HOSTILE = """
+import json, os, sys, threading, time, torch, builtins
+torch.rand = lambda *a, **k: torch.zeros(1)        # replace torch.rand
+json.mark = builtins.mark = "left by the last student"   # patch modules and builtins
+os.environ["mark"] = "1"                          # change the environment
+os.chdir("/tmp")                                  # change the working directory
+sys.path.insert(0, "/tmp/evil")                   # and the import path
+torch.manual_seed(1234)
+threading.Thread(target=time.sleep, args=(600,), daemon=False).start()   # leave a thread running
+print(json.dumps("done"))
+"""
+
+
+def test_nothing_one_kernel_does_reaches_the_next():
+    fresh, _ = run([STATE])
+    hostile, after, _ = run([HOSTILE, STATE])
+    assert after["rand_is_builtin"] is False and after["has_mark"]  # the attack took effect in its own kernel
+    following, _ = run([STATE])
+    assert following["rand_is_builtin"] and not following["has_mark"]
+    assert following["cwd"] == fresh["cwd"] == sandbox.WORKDIR
+    assert following["threads"] == fresh["threads"]
+    assert following["path"] == fresh["path"] and "/tmp/evil" not in following["path"]
+    assert following["torch_seed"] not in (fresh["torch_seed"], 1234)  # reseeded, as a fresh process is
+
+
+def test_each_kernel_has_its_own_random_state_and_uid():
+    first, pid1 = run([STATE])
+    second, pid2 = run([STATE])
+    assert first["random"] != second["random"]  # Python's and torch's generators reseeded in each child
+    assert first["torch_seed"] != second["torch_seed"]
+    assert first["uid"] != second["uid"] and 0 not in (first["uid"], second["uid"])
+    assert pid1 != pid2
+
+
+def test_a_cold_kernel_and_a_forked_one_start_from_the_same_state(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # as nbgrader autograde sets it
+    cold, _ = run([STATE], sandbox.SandboxedKernelManager)
+    forked, _ = run([STATE])
+    for key in ("rand_is_builtin", "has_mark", "cwd", "threads", "execution"):
+        assert forked[key] == cold[key], key
+    assert forked["execution"] == "autograde"
+
+
+def test_the_fork_server_stays_single_threaded_and_untouched():
+    run([HOSTILE])
+    server = sandbox.fork_server()
+    assert server.request({"ping": True}) == {"threads": 1}
+    assert server.proc.poll() is None
+
+
+def test_a_fork_server_that_cannot_sandbox_says_so():
+    """A request the server cannot satisfy gets the reason back, and the server keeps serving."""
+    server = sandbox.fork_server()
+    private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+    try:
+        spec = sandbox.sandbox_spec(private, uid, files=[("/nonexistent/file", "x.py")])
+        reply = server.request({"python": "print(1)", "log": f"{private}/log", "env": {}, "sandbox": spec})
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    assert "could not enter its sandbox" in reply["error"] and "/nonexistent/file" in reply["error"]
+    assert run([STATE])[0]["rand_is_builtin"]
+
+
+def test_forked_kernels_die_with_the_grading_process(tmp_path):
+    """Kill the process that owns the fork server: its server, waiters and kernels are gone too."""
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "grader.py"
+    script.write_text(
+        "import sys, time; sys.path.insert(0, %r)\n"
+        "from grading import sandbox\n"
+        "p = sandbox.make_private_dir(u := sandbox.sandbox_uid())\n"
+        "code = 'import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(300)\\ntime.sleep(300)'\n"
+        "r = sandbox.fork_server().request({'python': code, 'log': p + '/log', 'env': {},"
+        " 'sandbox': sandbox.sandbox_spec(p, u)})\n"
+        "print(u, flush=True); time.sleep(300)\n" % str(pipeline.ROOT))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    uid = proc.stdout.readline().strip()
+    assert uid, "the grader did not start its sandbox"
+    time.sleep(1)
+    assert _processes_of(uid), "the forked program is not running"
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 10
+    while _processes_of(uid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _processes_of(uid)
+
+
+def _processes_of(uid):
+    import subprocess
+
+    return subprocess.run(["ps", "-o", "pid=", "-u", str(uid)], capture_output=True, text=True).stdout.split()
+
+
+def test_cached_schema_validation_raises_what_jsonschema_raises():
+    import jsonschema
+
+    schema = {"type": "object", "properties": {"points": {"type": "number"}}, "required": ["points"]}
+    for instance in ({"points": 3}, {"points": "three"}, {}):
+        try:
+            jsonschema.validate(instance, schema)
+            expected = None
+        except jsonschema.ValidationError as exc:
+            expected = exc.message
+        try:
+            speedups.validate(instance, schema)
+            got = None
+        except jsonschema.ValidationError as exc:
+            got = exc.message
+        assert got == expected
+
+
+# --- whole classes -----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def cold_graded_course(graded_course, tmp_path_factory):
+    """The shared course's submissions (catalogue, demo class, gaming, faults), graded again on cold kernels."""
+    root = pipeline.make_course(tmp_path_factory.mktemp("cold"))
+    pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    shutil.copytree(graded_course.root / "submitted", root / "submitted")
+    os.environ[sandbox.COLD_ENV] = "1"
+    try:
+        results = grade.run_workers(root, grade.students(root), 2, grade.default_db_url(root), echo=False)
+    finally:
+        del os.environ[sandbox.COLD_ENV]
+    return root, results
+
+
+def test_cold_and_forked_kernels_give_the_same_gradebook(graded_course, cold_graded_course):
+    root, _ = cold_graded_course
+    cold = pipeline.scores(root)
+    assert set(cold) == set(graded_course.table)
+    differ = {s: (graded_course.table[s], cold[s]) for s in cold if cold[s] != graded_course.table[s]}
+    assert not differ
+
+
+def test_a_hostile_submission_graded_just_before_leaves_the_next_grade_unchanged(tmp_path):
+    """Each gaming submission, then an honest one, by one worker on forked kernels: every honest one full marks."""
+    root = pipeline.make_course(tmp_path / "course")
+    pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    release = root / "release" / ASSIGNMENT
+    honest = {a.notebook: a for a in catalogue.load() if a.student.endswith("correct-gather")}
+    order = []
+    gaming = [(s, nb, p) for s, nb, p in hostile_submissions() if s.startswith("gaming-")]
+    write_hostile(root, release)
+    for student in list((root / "submitted").iterdir()):
+        if not student.name.startswith("gaming-"):
+            shutil.rmtree(student)
+    for k, (student, notebook, _) in enumerate(gaming):
+        after = f"honest-after-{student}"
+        catalogue.write_submission(root / "submitted", after, notebook, honest[notebook].code, release)
+        order += [student, after]
+    results = grade.run_workers(root, order, 1, grade.default_db_url(root), echo=False)
+    assert not [s for s in order if s.startswith("honest") and results[s]]
+    table = pipeline.totals(pipeline.scores(root))
+    for student, notebook, _ in gaming:
+        score, out_of = table[f"honest-after-{student}"][notebook]
+        assert score == out_of, f"{student} changed the next student's grade: {score}/{out_of}"
