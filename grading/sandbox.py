@@ -20,7 +20,10 @@ What the student's kernel gets (``bwrap_command``):
 
 ``check()`` tries the sandbox once and returns a message naming the fix when it
 cannot start. ``SandboxedKernelManager`` is the jupyter_client kernel manager that
-nbgrader's Execute preprocessor uses to start each notebook's kernel in it.
+nbgrader's Execute preprocessor uses to start each notebook's kernel in it as a new
+process (--cold-kernels). By default, ``ForkedSandboxedKernelManager`` forks the kernel
+from the fork server instead (grading/forkserver.py), which builds the same sandbox from
+``sandbox_spec``; ``kernel_manager_class()`` picks one.
 """
 
 import os
