@@ -51,14 +51,18 @@ def parse(path, assignment=ASSIGNMENT):
                   why.group(1) if why else "", diagnosis.group(1).strip() if diagnosis else "", assignment)
 
 
-def load(notebook=None, assignment=None):
-    """Every answer in the catalogue (of one assignment, or of all), sorted by assignment, notebook and name."""
+def load(notebook=None, assignment=ASSIGNMENT):
+    """Every answer of one assignment's catalogue (Level 23 unless told), sorted by notebook and name."""
     out = []
-    for a in [assignment] if assignment else ASSIGNMENTS:
-        for nb in ASSIGNMENTS[a]:
-            if notebook in (None, nb):
-                out += [parse(p, a) for p in sorted((answers_dir(a) / nb).glob("*.py"))]
+    for nb in ASSIGNMENTS[assignment]:
+        if notebook in (None, nb):
+            out += [parse(p, assignment) for p in sorted((answers_dir(assignment) / nb).glob("*.py"))]
     return out
+
+
+def load_all():
+    """Every answer of every assignment, in the order of ASSIGNMENTS."""
+    return [a for assignment in ASSIGNMENTS for a in load(assignment=assignment)]
 
 
 def solution_cell(nb):

@@ -94,7 +94,7 @@ def graded_course(tmp_path_factory):
         logs[f"generate {assignment}"] = pipeline.nbgrader(root, "generate_assignment", assignment, "--force")
         demo.build_class(root / "submitted", prefix="demo-", assignment=assignment, release_root=root / "release")
     logs["generate"] = logs[f"generate {ASSIGNMENT}"]
-    answers = catalogue.load()
+    answers = catalogue.load_all()
     for answer in answers:
         catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code,
                                    root / "release" / answer.assignment, answer.assignment)

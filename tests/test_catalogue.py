@@ -4,7 +4,7 @@ import pytest
 
 from grading import catalogue
 
-ANSWERS = catalogue.load()  # every assignment's
+ANSWERS = catalogue.load_all()  # every assignment's
 WRONG_PER_NOTEBOOK, RIGHT_PER_NOTEBOOK = 12, 4
 
 
