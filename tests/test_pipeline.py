@@ -16,6 +16,19 @@ def test_example_class_gets_the_expected_scores(graded_course):
     assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 19)}
 
 
+# Level 24's example students: (notebook 01, notebook 02) scores.
+EXPECTED_LEVEL24 = {"ada": (14, 14), "eve": (8, 5)}
+
+
+def test_level24_example_students_get_the_expected_scores(graded_course):
+    totals = pipeline.totals(graded_course.table)
+    notebooks = ASSIGNMENTS["level24_residual_and_bonus"]
+    for student, want in EXPECTED_LEVEL24.items():
+        got = tuple(totals[f"demo-{student}"][nb][0] for nb in notebooks)
+        assert got == want, f"{student}: {got} != {want}"
+    assert set(demo.CLASS_LEVEL24) == set(EXPECTED_LEVEL24)
+
+
 def test_demo_class_has_a_right_and_a_typical_wrong_answer_per_notebook():
     for k, nb in enumerate(NOTEBOOKS):
         picks = {picks[k] for picks in demo.CLASS.values()}
