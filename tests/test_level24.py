@@ -224,3 +224,17 @@ def test_right_answers_pass_the_visible_tests():
     for (nb, name), answer in level24_answers().items():
         if answer.full_marks:
             assert visible_message(answer) is None, (nb, name)
+
+
+# ------------------------------------------------------------------ the character models
+
+def test_char_models_are_distributions_and_generation_follows_the_formula_roughly():
+    models = sw.fit_char_models()
+    assert torch.allclose(models.bigram.sum(-1), torch.ones(len(models.vocab)))
+    assert torch.allclose(models.trigram.sum(-1), torch.ones(len(models.vocab), len(models.vocab)))
+    gen = sw.generate(reference, models, steps=150, k=4, seed=1)
+    assert gen.text.startswith("the ") and len(gen.text) == 4 + gen.tokens
+    assert gen.tokens == gen.accepted + gen.steps, "every step adds its accepted drafts and one new token"
+    assert 0.2 < gen.alpha < 0.9 and abs(gen.acceptance - gen.alpha) < 0.15
+    assert abs(gen.tokens_per_call - sc.expected_tokens_per_call(gen.alpha, 4)) < 0.4
+    assert "formula" in sw.generation_summary(gen)[1]

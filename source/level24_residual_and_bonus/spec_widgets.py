@@ -356,3 +356,101 @@ def speedup_widget(alpha=0.75, k=4, c=0.05):
     static = (f"<div class='spec-speedup-static'>{speedup_svg(widget.view)}"
               "<p><i>Run this cell in JupyterLab to move the sliders.</i></p></div>")
     return with_fallback(widget.widget, static)
+
+
+# --------------------------------------------------------------------------- two tiny character models
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_corpus.txt")
+
+
+@dataclass
+class CharModels:
+    """A bigram draft and a trigram target over the characters of a short text (add-``smoothing`` counts)."""
+    vocab: list
+    bigram: torch.Tensor    # [V, V]:    q(next | previous character)
+    trigram: torch.Tensor   # [V, V, V]: p(next | the two previous characters)
+
+    def encode(self, text):
+        return [self.vocab.index(ch) for ch in text]
+
+    def decode(self, ids):
+        return "".join(self.vocab[i] for i in ids)
+
+
+def fit_char_models(path=CORPUS, smoothing=0.02):
+    """Count bigrams and trigrams of the text at ``path`` (a second at most; no downloads, no weights)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read().replace("\n", " ")
+    vocab = sorted(set(text))
+    ids = torch.tensor([vocab.index(ch) for ch in text])
+    v = len(vocab)
+    bigram = torch.full((v, v), smoothing, dtype=torch.float64)
+    bigram.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1, dtype=torch.float64), accumulate=True)
+    trigram = torch.full((v, v, v), smoothing, dtype=torch.float64)
+    trigram.index_put_((ids[:-2], ids[1:-1], ids[2:]), torch.ones(len(ids) - 2, dtype=torch.float64), accumulate=True)
+    return CharModels(vocab, (bigram / bigram.sum(-1, keepdim=True)).float(),
+                      (trigram / trigram.sum(-1, keepdim=True)).float())
+
+
+@dataclass
+class Generation:
+    text: str
+    steps: int              # target calls
+    tokens: int             # tokens emitted
+    verified: int           # drafted positions the target looked at
+    accepted: int           # of those, accepted
+    alpha: float            # mean Σ min(p, q) over the verified positions
+    k: int
+
+    @property
+    def tokens_per_call(self):
+        return self.tokens / self.steps
+
+    @property
+    def acceptance(self):
+        return self.accepted / self.verified if self.verified else 0.0
+
+
+def generate(step, models, prompt="the ", steps=200, k=4, seed=0):
+    """Generate with ``step`` (a speculative_step): the bigram drafts k characters, the trigram verifies.
+
+    Each step: draft k characters one by one from q(· | previous), score the k + 1 positions with
+    p(· | two previous), call ``step(draft_probs, target_probs, draft_tokens)``, keep what it returns.
+    """
+    ids = models.encode(prompt)
+    verified = accepted = 0
+    alpha_sum = 0.0
+    emitted = 0
+    with _seeded(seed):
+        for _ in range(steps):
+            context, drafts, q_rows = list(ids), [], []
+            for _ in range(k):
+                q = models.bigram[context[-1]]
+                token = int(torch.multinomial(q, 1))
+                drafts.append(token)
+                q_rows.append(q)
+                context.append(token)
+            p_rows = [models.trigram[context[len(ids) + j - 2], context[len(ids) + j - 1]] for j in range(k + 1)]
+            new = step(torch.stack(q_rows), torch.stack(p_rows), drafts)
+            n_accepted = len(new) - 1
+            reached = min(n_accepted + 1, k)  # positions verified: the accepted ones, and the rejected one if any
+            verified += reached
+            accepted += n_accepted
+            alpha_sum += sum(torch.minimum(p_rows[j], q_rows[j]).sum().item() for j in range(reached))
+            ids += new
+            emitted += len(new)
+    return Generation(models.decode(ids), steps, emitted, verified, accepted, alpha_sum / max(verified, 1), k)
+
+
+def _seeded(seed):
+    from spec_checks import seeded
+    return seeded(seed)
+
+
+def generation_summary(gen, c=0.05):
+    """Measured against the formula: acceptance, tokens per target call, and the speed-up for draft cost c."""
+    formula = expected_tokens_per_call(gen.alpha, gen.k)
+    return [f"alpha (mean Σ min(p, q) where verified) = {gen.alpha:.3f};  measured acceptance = {gen.acceptance:.3f}",
+            f"tokens per target call: measured {gen.tokens_per_call:.3f}, formula (1 - α^(K+1)) / (1 - α) = {formula:.3f}",
+            f"speed-up for c = {c}: measured {gen.tokens_per_call / (gen.k * c + 1):.2f}×, "
+            f"formula {expected_speedup(gen.alpha, gen.k, c):.2f}×"]
