@@ -238,3 +238,49 @@ def test_char_models_are_distributions_and_generation_follows_the_formula_roughl
     assert 0.2 < gen.alpha < 0.9 and abs(gen.acceptance - gen.alpha) < 0.15
     assert abs(gen.tokens_per_call - sc.expected_tokens_per_call(gen.alpha, 4)) < 0.4
     assert "formula" in sw.generation_summary(gen)[1]
+
+
+# ------------------------------------------------------------------ feedback (the shared graded course)
+
+LEVEL24 = "level24_residual_and_bonus"
+
+
+def hidden_lines(notebook):
+    import nbformat
+    nb = nbformat.read(ROOT / "source" / LEVEL24 / f"{notebook}.ipynb", as_version=4)
+    lines = []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) > 12:
+                lines.append(line.strip())
+    return lines
+
+
+def feedback_text(graded_course, student, notebook):
+    import html as h
+    import re
+    return h.unescape(re.sub(r"<[^>]+>", "", graded_course.feedback(student, notebook, LEVEL24)))
+
+
+@pytest.mark.parametrize("student,notebook,says", [
+    ("demo-eve", "01_correction_token", "Diagnosis: you sample the correction from p"),
+    ("demo-eve", "02_bonus_and_step", "Diagnosis: no bonus token"),
+    ("l24-02-bonus-row-k-minus-1", "02_bonus_and_step", "(row K-1)"),
+    ("l24-01-multinomial-before-coin", "01_correction_token", "called before the coin"),
+])
+def test_level24_feedback_names_the_mistake_and_shows_no_hidden_code(graded_course, student, notebook, says):
+    text = feedback_text(graded_course, student, notebook)
+    assert says in text
+    leaked = [line for line in hidden_lines(notebook) if line in text]
+    assert not leaked, f"hidden test code in {student}'s feedback: {leaked[:3]}"
+    assert "BEGIN HIDDEN TESTS" not in text and "Traceback (most recent" not in text
+
+
+def test_level24_feedback_shows_the_widgets_as_static_pictures(graded_course):
+    text = feedback_text(graded_course, "demo-ada", "02_bonus_and_step")
+    assert "Run this cell in JupyterLab to answer" in text and "Run this cell in JupyterLab to move the sliders" in text

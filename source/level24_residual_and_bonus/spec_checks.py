@@ -92,8 +92,8 @@ def time_budget(seconds, name="your function"):
 
 
 _BUILTIN_FUNCTION = _type([].append)
-_NAMES_USED_HERE = ("tuple", "float", "round", "any", "all", "zip", "enumerate", "repr", "TypeError",
-                    "BaseException", "RuntimeError")
+_NAMES_USED_HERE = ("tuple", "float", "round", "any", "all", "zip", "enumerate", "repr", "max", "range", "bool",
+                    "getattr", "TypeError", "BaseException", "RuntimeError")
 
 
 def _rebound_builtins():
@@ -446,6 +446,7 @@ def sample_steps(function, case, trials, seed):
     """
     counts = [0] * case.vocab
     total = 0
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
     try:
         with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, _name(function)):
             for _ in range(trials):
