@@ -1,4 +1,4 @@
-# Level 23 course: every command a student, instructor or grader needs.
+# Speculative decoding course (Levels 23 and 24): every command a student, instructor or grader needs.
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
@@ -9,6 +9,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 ASSIGNMENT := level23_speculative_decoding
+ASSIGNMENTS := $(ASSIGNMENT) level24_residual_and_bonus
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -32,9 +33,9 @@ notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
 # release/ exactly as nbgrader generates it from source/. A scratch gradebook is used, so this
 # works even when the course gradebook already holds submissions (`make demo` fills the real one).
 release: notebooks
-	@db=$$(mktemp -d)/gradebook.db; nbgrader generate_assignment $(ASSIGNMENT) --force \
+	@db=$$(mktemp -d)/gradebook.db; for a in $(ASSIGNMENTS); do nbgrader generate_assignment $$a --force \
 	  --CourseDirectory.db_url=sqlite:///$$db 2>&1 | { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; }; \
-	  test -f release/$(ASSIGNMENT)/02_reject_and_break.ipynb
+	  done; test -f release/$(ASSIGNMENT)/02_reject_and_break.ipynb && test -f release/level24_residual_and_bonus/02_bonus_and_step.ipynb
 
 demo: install
 	$(PY) -m grading.demo $(ARGS)
@@ -45,8 +46,8 @@ grade: install  ## autograde submitted/ in parallel, then feedback and reports/i
 test: install
 	$(PY) -m pytest
 
-lab: install  ## JupyterLab on the student notebooks
-	jupyter lab --notebook-dir=release/$(ASSIGNMENT)
+lab: install  ## JupyterLab on the student notebooks (both assignments: ASSIGNMENT=level24_residual_and_bonus for one)
+	jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
 
 clean:
 	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv reports

@@ -6,6 +6,7 @@
    against "run all" of a one-cell notebook that only imports torch (the floor).
 2. Latency from a slider key press to the number line's redraw, against the same round trip
    for a plain ipywidgets IntSlider driving a Label (the floor of any kernel-side widget).
+3. The same latency for Level 24's speed-up widget (its K slider), against the number line.
 """
 
 import json
@@ -58,6 +59,12 @@ def main():
     course = work / "course"
     shutil.copytree(ROOT / "release" / "level23_speculative_decoding", course)
     (course / "floor.ipynb").write_text(json.dumps(FLOOR_NB))
+    level24 = course / "level24"
+    shutil.copytree(ROOT / "release" / "level24_residual_and_bonus", level24)
+    from grading import catalogue  # the widget comes after the visible test: answer it so run-all gets there
+    right = next(a for a in catalogue.load("02_bonus_and_step", "level24_residual_and_bonus") if a.full_marks)
+    import nbformat
+    nbformat.write(catalogue.fill(level24 / "02_bonus_and_step.ipynb", right.code), level24 / "02_bonus_and_step.ipynb")
     with lab.jupyter_lab(course, work / "jupyter.log") as (url, token), lab.browser() as b:
         page = b.new_page(viewport={"width": 1400, "height": 1000})
         floor_nb = lab.Notebook(page, url, token, "floor.ipynb")
@@ -77,10 +84,23 @@ def main():
             page2, line.locator(".widget-slider").nth(2).locator(".noUi-handle"),
             "() => document.querySelector('.spec-number-line text.verdict').textContent")
 
+        page3 = b.new_page(viewport={"width": 1400, "height": 1000})
+        nb24 = lab.Notebook(page3, url, token, "level24/02_bonus_and_step.ipynb")
+        run_all_until(nb24, [".spec-speedup-widget"])
+        nb24.wait_kernel_idle()
+        widget = page3.locator(".spec-speedup-widget")
+        widget.scroll_into_view_if_needed()
+        speed_med, speed_p90 = key_latency(
+            page3, widget.locator(".widget-slider").nth(1).locator(".noUi-handle"),
+            "() => document.querySelector('.spec-speedup text.verdict').textContent")
+
     print(f"{'':44}{'course':>10}{'floor':>10}{'ratio':>8}")
     print(f"{'run all -> every widget visible (s)':44}{course_run:>10.2f}{floor_run:>10.2f}{course_run / floor_run:>8.2f}")
     print(f"{'slider key -> redraw, median (ms)':44}{line_med:>10.1f}{floor_med:>10.1f}{line_med / floor_med:>8.2f}")
     print(f"{'slider key -> redraw, p90 (ms)':44}{line_p90:>10.1f}{floor_p90:>10.1f}{line_p90 / floor_p90:>8.2f}")
+    print(f"\n{'':44}{'speed-up':>10}{'num.line':>10}{'ratio':>8}")
+    print(f"{'Level 24 K slider -> redraw, median (ms)':44}{speed_med:>10.1f}{line_med:>10.1f}{speed_med / line_med:>8.2f}")
+    print(f"{'Level 24 K slider -> redraw, p90 (ms)':44}{speed_p90:>10.1f}{line_p90:>10.1f}{speed_p90 / line_p90:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""The answer catalogue (answers/<notebook>/<name>.py) and the submissions built from it."""
+"""The answer catalogue and the submissions built from it.
+
+Level 23's answers are in answers/<notebook>/<name>.py, every later assignment's in
+answers/<assignment>/<notebook>/<name>.py.
+"""
 
 import re
 from dataclasses import dataclass
@@ -6,9 +10,13 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, ROOT
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT
 
 ANSWERS = ROOT / "answers"
+
+
+def answers_dir(assignment=ASSIGNMENT):
+    return ANSWERS if assignment == ASSIGNMENT else ANSWERS / assignment
 
 
 @dataclass
@@ -20,13 +28,15 @@ class Answer:
     must_lose: tuple      # grade ids that must lose points
     why: str
     diagnosis: str = ""   # "# diagnosis:" the line the feedback gives this mistake
+    assignment: str = ASSIGNMENT
 
     @property
     def student(self):
-        return f"{self.notebook[:2]}-{self.name}".replace("_", "-")
+        prefix = "" if self.assignment == ASSIGNMENT else self.assignment.split("_")[0].replace("level", "l") + "-"
+        return f"{prefix}{self.notebook[:2]}-{self.name}".replace("_", "-")
 
 
-def parse(path):
+def parse(path, assignment=ASSIGNMENT):
     text = Path(path).read_text()
     expect = re.search(r"^# expect: (.+)$", text, re.M)
     why = re.search(r"^# why: (.+)$", text, re.M)
@@ -38,13 +48,21 @@ def parse(path):
     if not full and (words[:1] != ["lose"] or len(words) < 2):
         raise ValueError(f"{path}: '# expect:' takes 'full' or 'lose <grade id> ...'")
     return Answer(Path(path).parent.name, Path(path).stem, text, full, tuple(words[1:]),
-                  why.group(1) if why else "", diagnosis.group(1).strip() if diagnosis else "")
+                  why.group(1) if why else "", diagnosis.group(1).strip() if diagnosis else "", assignment)
 
 
-def load(notebook=None):
-    """Every answer in the catalogue, sorted by notebook and name."""
-    pattern = f"{notebook}/*.py" if notebook else "*/*.py"
-    return [parse(p) for p in sorted(ANSWERS.glob(pattern))]
+def load(notebook=None, assignment=ASSIGNMENT):
+    """Every answer of one assignment's catalogue (Level 23 unless told), sorted by notebook and name."""
+    out = []
+    for nb in ASSIGNMENTS[assignment]:
+        if notebook in (None, nb):
+            out += [parse(p, assignment) for p in sorted((answers_dir(assignment) / nb).glob("*.py"))]
+    return out
+
+
+def load_all():
+    """Every answer of every assignment, in the order of ASSIGNMENTS."""
+    return [a for assignment in ASSIGNMENTS for a in load(assignment=assignment)]
 
 
 def solution_cell(nb):
@@ -62,10 +80,10 @@ def fill(release_notebook, code):
     return nb
 
 
-def write_submission(submitted_dir, student, notebook, code, release_dir=None):
+def write_submission(submitted_dir, student, notebook, code, release_dir=None, assignment=ASSIGNMENT):
     """Write ``code`` as ``student``'s answer in submitted/<student>/<assignment>/<notebook>.ipynb."""
-    release_dir = Path(release_dir or ROOT / "release" / ASSIGNMENT)
-    target = Path(submitted_dir) / student / ASSIGNMENT / f"{notebook}.ipynb"
+    release_dir = Path(release_dir or ROOT / "release" / assignment)
+    target = Path(submitted_dir) / student / assignment / f"{notebook}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(fill(release_dir / f"{notebook}.ipynb", code), target)
     return target

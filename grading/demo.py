@@ -1,15 +1,17 @@
-"""`make demo`: the whole grading job on the bundled example class.
+"""`make demo`: the whole grading job on the bundled example class, for every assignment.
 
 Regenerates release/ from source/, writes the example submissions into
-submitted/, then runs the real nbgrader: autograde, generate_feedback and
-export. Prints the score table; feedback/ and grades.csv are left for you.
+submitted/, then runs the real nbgrader: autograde and generate_feedback per
+assignment, and one export. Prints the score tables; feedback/ and grades.csv
+are left for you.
 """
 
 import shutil
 import sys
 import time
+from pathlib import Path
 
-from grading import ASSIGNMENT, NOTEBOOKS, ROOT
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, ROOT
 from grading import catalogue, pipeline
 
 # Each example student picks one catalogue answer per notebook.
@@ -19,25 +21,37 @@ CLASS = {
     "cy": ("strict_greater", "draw_every_position"),
     "dee": ("appends_position", "correct_while_loop"),
 }
+# The students who have reached Level 24 (two of them).
+CLASS_LEVEL24 = {
+    "ada": ("correct_clamp", "correct_for_enumerate"),
+    "eve": ("residual_from_p", "no_bonus"),
+}
+CLASSES = {ASSIGNMENT: CLASS, "level24_residual_and_bonus": CLASS_LEVEL24}
 
 
-def build_class(submitted, release_dir=None, prefix=""):
-    """Write the example class's submissions (student ids get ``prefix``) into ``submitted``."""
-    answers = {(a.notebook, a.name): a for a in catalogue.load()}
-    for student, picks in CLASS.items():
-        for notebook, name in zip(NOTEBOOKS, picks):
+def build_class(submitted, release_dir=None, prefix="", assignment=ASSIGNMENT, release_root=None):
+    """Write the example class's submissions (student ids get ``prefix``) into ``submitted``.
+
+    ``release_dir`` is the assignment's release folder (default: release/<assignment>), or give
+    ``release_root`` (a course's release/) to have each assignment's folder found there.
+    """
+    if release_root is not None:
+        release_dir = Path(release_root) / assignment
+    answers = {(a.notebook, a.name): a for a in catalogue.load(assignment=assignment)}
+    for student, picks in CLASSES[assignment].items():
+        for notebook, name in zip(ASSIGNMENTS[assignment], picks):
             catalogue.write_submission(submitted, prefix + student, notebook, answers[notebook, name].code,
-                                       release_dir)
+                                       release_dir, assignment)
 
 
-def score_table(totals):
-    widths = [8] + [len(nb) + 2 for nb in NOTEBOOKS] + [10]
-    head = ["student", *NOTEBOOKS, "total"]
+def score_table(totals, notebooks=NOTEBOOKS):
+    widths = [8] + [len(nb) + 2 for nb in notebooks] + [10]
+    head = ["student", *notebooks, "total"]
     lines = ["".join(h.ljust(w) for h, w in zip(head, widths))]
     for student in sorted(totals):
         row = [student]
         got = want = 0
-        for nb in NOTEBOOKS:
+        for nb in notebooks:
             score, out_of = totals[student].get(nb, (0.0, 0.0))
             got, want = got + score, want + out_of
             row.append(f"{score:g} / {out_of:g}")
@@ -66,27 +80,33 @@ def main(argv=None):
             shutil.rmtree(path)
     (ROOT / "gradebook.db").unlink(missing_ok=True)
 
-    print("1/5 nbgrader generate_assignment: release/ from source/")
-    pipeline.nbgrader(ROOT, "generate_assignment", ASSIGNMENT, "--force")
-    print(f"2/5 example submissions: {len(CLASS)} students in submitted/")
-    build_class(ROOT / "submitted")
-    print("3/5 nbgrader autograde")
-    t0 = time.time()
-    pipeline.nbgrader(ROOT, "autograde", ASSIGNMENT, "--force")
-    per_student = (time.time() - t0) / len(CLASS)
-    print("4/5 nbgrader generate_feedback")
-    pipeline.nbgrader(ROOT, "generate_feedback", ASSIGNMENT, "--force")
-    print("5/5 nbgrader export -> grades.csv")
+    timing = []
+    for assignment in ASSIGNMENTS:
+        students = CLASSES[assignment]
+        print(f"{assignment}:")
+        print("  1/4 nbgrader generate_assignment: release/ from source/")
+        pipeline.nbgrader(ROOT, "generate_assignment", assignment, "--force")
+        print(f"  2/4 example submissions: {len(students)} students in submitted/")
+        build_class(ROOT / "submitted", assignment=assignment)
+        print("  3/4 nbgrader autograde")
+        t0 = time.time()
+        pipeline.nbgrader(ROOT, "autograde", assignment, "--force")
+        timing.append(f"{assignment}: {(time.time() - t0) / len(students):.1f} s per student "
+                      f"({len(ASSIGNMENTS[assignment])} notebooks each)")
+        print("  4/4 nbgrader generate_feedback")
+        pipeline.nbgrader(ROOT, "generate_feedback", assignment, "--force")
+    print("nbgrader export -> grades.csv")
     pipeline.nbgrader(ROOT, "export")
 
-    print("\nScores (autograded by nbgrader):\n")
-    print(score_table(pipeline.totals(pipeline.scores(ROOT))))
+    for assignment in ASSIGNMENTS:
+        print(f"\nScores of {assignment} (autograded by nbgrader):\n")
+        print(score_table(pipeline.totals(pipeline.scores(ROOT, assignment=assignment)), ASSIGNMENTS[assignment]))
     from grading import report
     page = report.write(ROOT)
     print("\nMost failed checks:")
     print("\n".join("  " + line for line in report.summary(ROOT)))
-    print(f"\nFeedback: feedback/<student>/{ASSIGNMENT}/*.html   Grades: grades.csv   Class report: {page.relative_to(ROOT)}")
-    print(f"Autograde: {per_student:.1f} s per student (2 notebooks each). Whole demo: {time.time() - started:.0f} s")
+    print(f"\nFeedback: feedback/<student>/<assignment>/*.html   Grades: grades.csv   Class report: {page.relative_to(ROOT)}")
+    print("Autograde: " + "; ".join(timing) + f". Whole demo: {time.time() - started:.0f} s")
     return 0
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, NOTEBOOKS, ROOT
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT
 
 TABLE = Path(__file__).resolve().with_name("diagnoses.json")
 NONE = "none: your function behaved like a right answer in every check."
@@ -39,11 +39,12 @@ def load():
     return json.loads(TABLE.read_text()) if TABLE.exists() else {}
 
 
-def line(notebook, judge, table=None):
+def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:'."""
     if judge.kernel_gone:
         return "Diagnosis: " + NOT_MADE.format(why=judge.kernel_gone.rstrip("."))
-    entry = (table if table is not None else load()).get(notebook, {}).get(fingerprint(judge.trace))
+    table = table if table is not None else load()
+    entry = table.get(assignment, {}).get(notebook, {}).get(fingerprint(judge.trace))
     return "Diagnosis: " + (entry["diagnosis"] if entry else UNKNOWN)
 
 
@@ -65,18 +66,20 @@ def trace_of(code, notebook, source_dir):
     return judge.trace
 
 
-def build(source_dir=ROOT / "source" / ASSIGNMENT):
+def build(source_root=ROOT / "source"):
+    """{assignment: {notebook: {fingerprint: {diagnosis, answers}}}} for every catalogue answer."""
     from grading import catalogue
 
     table, problems = {}, []
-    for notebook in NOTEBOOKS:
-        entries = table.setdefault(notebook, {})
-        for a in catalogue.load(notebook):
+    for assignment, notebook in ((a, n) for a, names in ASSIGNMENTS.items() for n in names):
+        entries = table.setdefault(assignment, {}).setdefault(notebook, {})
+        for a in catalogue.load(notebook, assignment):
             text = NONE if a.full_marks else a.diagnosis
             if not text:
-                problems.append(f"answers/{notebook}/{a.name}.py has no '# diagnosis:' line")
+                problems.append(f"{catalogue.answers_dir(assignment).relative_to(ROOT)}/{notebook}/{a.name}.py "
+                                "has no '# diagnosis:' line")
                 continue
-            key = fingerprint(trace_of(a.code, notebook, source_dir))
+            key = fingerprint(trace_of(a.code, notebook, Path(source_root) / assignment))
             entry = entries.setdefault(key, {"diagnosis": text, "answers": []})
             entry["answers"].append(a.name)
             if entry["diagnosis"] != text:

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from grading import ASSIGNMENT, ROOT, pipeline, sandbox
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, pipeline, sandbox
 
 DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, a check 10 s)
 
@@ -43,8 +43,9 @@ def progress(done, total, width=30):
     return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
 
 
-def _start_worker(course, db_url, log):
-    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url]
+def _start_worker(course, db_url, log, assignment=ASSIGNMENT):
+    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url,
+           "--assignment", assignment]
     # Its own session, so a deadline can stop it and everything it started (kernels, sandboxes).
     return subprocess.Popen(cmd, cwd=course, env=pipeline.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=log, text=True, bufsize=1, start_new_session=True)
@@ -58,7 +59,7 @@ def _stop(proc):
     proc.wait()
 
 
-def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None):
+def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None, assignment=ASSIGNMENT):
     """Grade ``names`` in ``workers`` processes; return {student: error or None}.
 
     Students are handed out one at a time. A student whose grading outlives ``deadline``
@@ -94,7 +95,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             add_worker()
 
     def add_worker():
-        proc = _start_worker(course, db_url, log_file)
+        proc = _start_worker(course, db_url, log_file, assignment)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
         hand_out(proc)
 
@@ -131,7 +132,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
     return results
 
 
-def worker(course, db_url):
+def worker(course, db_url, assignment=ASSIGNMENT):
     """Grade the students named on stdin, one per line, in this process; one JSON line per student."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
@@ -145,7 +146,7 @@ def worker(course, db_url):
         name = line.strip()
         error = None
         for attempt in range(3):  # a locked gradebook is retried, not lost
-            result = api.autograde(ASSIGNMENT, name, force=True, create=True)
+            result = api.autograde(assignment, name, force=True, create=True)
             if result["success"]:
                 break
             error = _first_error(result)
@@ -199,35 +200,43 @@ def main(argv=None):
     ap.add_argument("--cold-kernels", action="store_true",
                     help="start each kernel as a new process instead of forking it from a prepared parent")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--assignment", default=ASSIGNMENT, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     course = Path(args.course).resolve()
     db_url = args.db_url or default_db_url(course)
+    from grading import report
+
     if args.worker:
-        worker(course, db_url)
+        worker(course, db_url, args.assignment)
         return 0
     kernels(args.cold_kernels)
     if not sandbox_ready(args.unsafe_no_sandbox):
         return 2
 
-    names = students(course)
-    if not names:
+    submitted = {a: students(course, a) for a in ASSIGNMENTS}
+    if not any(submitted.values()):
         print(f"no submissions in {course / 'submitted'}")
         return 1
-    started = time.time()
-    print(f"Autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
-          f"{'cold' if args.cold_kernels else 'forked'} kernels")
     (course / "reports").mkdir(exist_ok=True)
     log = course / "reports" / "grading.log"
     log.write_text("")
-    results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log)
-    failed = {s: e for s, e in results.items() if e}
-    print(f"Graded {len(names) - len(failed)} of {len(names)} in {time.time() - started:.0f} s")
-    for student, error in sorted(failed.items()):
-        print(f"  NOT GRADED {student}: {error}")
-    if not args.no_feedback:
-        pipeline.nbgrader(course, "generate_feedback", ASSIGNMENT, "--force",
-                          f"--CourseDirectory.db_url={db_url}", check=False)
-    from grading import report
+    failed = {}
+    for assignment, names in submitted.items():
+        if not names:
+            continue
+        started = time.time()
+        print(f"{assignment}: autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
+              f"{'cold' if args.cold_kernels else 'forked'} kernels")
+        results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log,
+                              assignment=assignment)
+        missed = {s: e for s, e in results.items() if e}
+        print(f"Graded {len(names) - len(missed)} of {len(names)} in {time.time() - started:.0f} s")
+        for student, error in sorted(missed.items()):
+            print(f"  NOT GRADED {student}: {error}")
+        failed.update({report.not_graded_key(s, assignment): e for s, e in missed.items()})
+        if not args.no_feedback:
+            pipeline.nbgrader(course, "generate_feedback", assignment, "--force",
+                              f"--CourseDirectory.db_url={db_url}", check=False)
     page = report.write(course, db_url, failed)
     print(f"Class report: {page}   nbgrader's log: {log}")
     return 0

@@ -40,13 +40,19 @@ def make_course(target):
     return target
 
 
-def scores(course, db_url=None):
-    """{student: {notebook: {grade_id: (score, max_score)}}} from the course's gradebook."""
-    from nbgrader.api import Gradebook
+def scores(course, db_url=None, assignment=ASSIGNMENT):
+    """{student: {notebook: {grade_id: (score, max_score)}}} of one assignment, from the course's gradebook.
+
+    An assignment nobody has submitted yet gives {}.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
 
     out = {}
     with Gradebook(db_url or f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
-        assignment = gb.find_assignment(ASSIGNMENT)
+        try:
+            assignment = gb.find_assignment(assignment)
+        except MissingEntry:
+            return out
         for submission in assignment.submissions:
             student = out.setdefault(submission.student.id, {})
             for nb in submission.notebooks:

@@ -248,7 +248,7 @@ class SandboxedExecute(ResilientExecute):
                 from grading import diagnosis
 
                 notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
-                text = diagnosis.line(notebook, self._judge) + "\n"
+                text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
                 diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         self.set_widgets_metadata()
         return self.nb, self.resources

@@ -89,7 +89,7 @@ class Judge:
         self.helpers = load_private(helpers_path, "_trusted_helpers")
         self.call = call
         self.remote = self._remote_module()
-        self.trace = []        # what the student's function did in each run_verify call, for the diagnosis
+        self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
         self.kernel_gone = None
 
     def _remote_module(self):
@@ -112,7 +112,7 @@ class Judge:
                     result = self.helpers.from_wire(helper, reply.get("data"))
                 except ValueError as exc:
                     raise KernelGone(f"the kernel sent {exc}") from None
-                if helper == "run_verify":
+                if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(behaviour(reply["data"]))
                 return result
             if status == "missing":

@@ -2,8 +2,8 @@
 
 Every answer of the catalogue (answers/) and every example student of `make demo`
 is submitted to a fresh course in a temporary folder and autograded there by the
-real nbgrader CLI, in one `nbgrader autograde` run. Tests read its gradebook,
-its autograded notebooks and its feedback.
+real nbgrader CLI, in one `nbgrader autograde` run per assignment. Tests read its
+gradebook, its autograded notebooks and its feedback.
 """
 
 import sys
@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, catalogue, demo, pipeline  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, catalogue, demo, pipeline  # noqa: E402
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 
@@ -71,27 +71,38 @@ class GradedCourse:
         self.root = root
         self.answers = answers
         self.logs = logs
-        self.table = pipeline.scores(root)
+        self.table = {}  # notebook names differ between assignments, so one table holds them all
+        for assignment in ASSIGNMENTS:
+            for student, notebooks in pipeline.scores(root, assignment=assignment).items():
+                self.table.setdefault(student, {}).update(notebooks)
 
     def grades(self, student, notebook):
         return self.table[student][notebook]
 
-    def feedback(self, student, notebook):
-        return (self.root / "feedback" / student / ASSIGNMENT / f"{notebook}.html").read_text()
+    def feedback(self, student, notebook, assignment=ASSIGNMENT):
+        return (self.root / "feedback" / student / assignment / f"{notebook}.html").read_text()
+
+    def autograded(self, student, notebook, assignment=ASSIGNMENT):
+        return self.root / "autograded" / student / assignment / f"{notebook}.ipynb"
 
 
 @pytest.fixture(scope="session")
 def graded_course(tmp_path_factory):
     root = pipeline.make_course(tmp_path_factory.mktemp("course"))
-    logs = {"generate": pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")}
-    answers = catalogue.load()
-    release = root / "release" / ASSIGNMENT
+    logs = {}
+    for assignment in ASSIGNMENTS:
+        logs[f"generate {assignment}"] = pipeline.nbgrader(root, "generate_assignment", assignment, "--force")
+        demo.build_class(root / "submitted", prefix="demo-", assignment=assignment, release_root=root / "release")
+    logs["generate"] = logs[f"generate {ASSIGNMENT}"]
+    answers = catalogue.load_all()
     for answer in answers:
-        catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code, release)
-    demo.build_class(root / "submitted", release, prefix="demo-")
-    write_hostile(root, release)
+        catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code,
+                                   root / "release" / answer.assignment, answer.assignment)
+    write_hostile(root, root / "release" / ASSIGNMENT)
     # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
-    logs["autograde"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force", check=False)
-    logs["feedback"] = pipeline.nbgrader(root, "generate_feedback", ASSIGNMENT, "--force")
+    for assignment in ASSIGNMENTS:
+        logs[f"autograde {assignment}"] = pipeline.nbgrader(root, "autograde", assignment, "--force", check=False)
+        logs[f"feedback {assignment}"] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")
+    logs["autograde"], logs["feedback"] = logs[f"autograde {ASSIGNMENT}"], logs[f"feedback {ASSIGNMENT}"]
     logs["export"] = pipeline.nbgrader(root, "export")
     return GradedCourse(root, answers, logs)

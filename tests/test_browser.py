@@ -2,7 +2,9 @@
 
 Starts `jupyter lab` on 127.0.0.1 with a fresh token on a temporary copy of release/,
 runs every notebook, answers the quizzes, moves the number line, types a correct
-answer, runs the visible tests and presses nbgrader's Validate button.
+answer, runs the visible tests and presses nbgrader's Validate button. Level 24's folder is
+copied beside Level 23's notebooks in the same server: its derivation picture, the histograms
+and the speed-up widget are checked the same way.
 
 Screenshots go to test-artifacts/screenshots/ (and to docs/ with SAVE_DOCS_SCREENSHOTS=1).
 """
@@ -16,6 +18,8 @@ from playwright.sync_api import expect
 
 import lab
 from grading import ASSIGNMENT, catalogue
+
+LEVEL24 = "level24_residual_and_bonus"
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +36,8 @@ if not lab.chromium_path():
 CORRECT = {nb: next(a for a in catalogue.load(nb) if a.name == "correct_for_enumerate").code
            for nb in ("01_accept_branch", "02_reject_and_break")}
 SOLUTION_ID = {"01_accept_branch": "verify_draft_m1", "02_reject_and_break": "verify_draft"}
+CORRECT_24 = {"01_correction_token": ("verify_and_correct", "correct_clamp"),
+              "02_bonus_and_step": ("speculative_step", "correct_for_enumerate")}
 
 
 def shot(nb, locator, name):
@@ -46,6 +52,7 @@ def lab_server(tmp_path_factory):
     work = tmp_path_factory.mktemp("lab")
     course = work / "course"
     shutil.copytree(ROOT / "release" / ASSIGNMENT, course)
+    shutil.copytree(ROOT / "release" / LEVEL24, course / LEVEL24)
     with lab.jupyter_lab(course, work / "jupyter.log") as (url, token):
         with lab.browser() as b:
             yield b, url, token, course
@@ -154,3 +161,70 @@ def test_notebook_02_in_jupyterlab(page):
     dialog.wait_for(timeout=120_000)
     expect(dialog).to_contain_text("Success! Your notebook passes all the tests.", timeout=120_000)
     shot(nb, dialog.locator(".jp-Dialog-content"), "validate_success")
+
+
+def level24_answer(notebook):
+    grade_id, name = CORRECT_24[notebook]
+    return grade_id, next(a for a in catalogue.load(notebook, LEVEL24) if a.name == name).code
+
+
+def test_level24_notebook_01_in_jupyterlab(page):
+    p, url, token = page
+    nb = lab.Notebook(p, url, token, f"{LEVEL24}/01_correction_token.ipynb")
+    nb.run_all()
+    assert only_todo_errors(nb), "the visible test should fail until the TODO is written"
+    answer_quiz(nb, "l24_guess", "(a) From p, the target's row", "(c) From the residual max(0, p - q), normalised",
+                "get too much", "fills the gap")
+    answer_quiz(nb, "l24_check", "(b) 0.6", "(a) 0.4", "probability of accepting", "P(reject) = 1 - 0.6 = 0.4")
+    table = p.locator("table.spec-exactness")
+    assert "0.50" in table.inner_text()
+    figures = p.locator(".jp-OutputArea-output img")
+    assert figures.count() == 1
+    shot(nb, figures.first, "level24_exactness")
+
+    grade_id, code = level24_answer("01_correction_token")
+    nb.set_cell_source(grade_id, code)
+    nb.run_all()
+    assert not nb.error_cells()
+    assert p.locator(".jp-OutputArea-output").get_by_text("Visible test passed: [0, 2]", exact=False).count() == 1
+
+
+def test_level24_notebook_02_in_jupyterlab(page):
+    p, url, token = page
+    nb = lab.Notebook(p, url, token, f"{LEVEL24}/02_bonus_and_step.ipynb")
+    nb.run_all()
+    assert only_todo_errors(nb), "the visible test should fail until the TODOs are written"
+    answer_quiz(nb, "l24_bonus_guess", "(a) target_probs[2], the last drafted position", "(b) target_probs[3], row K",
+                "already accepted", "comes free")
+
+    grade_id, code = level24_answer("02_bonus_and_step")
+    nb.set_cell_source(grade_id, code)
+    nb.run_all()  # the experiment and the speed-up come after the visible test: they run once it passes
+    assert not nb.error_cells()
+    outputs = p.locator(".jp-OutputArea-output")
+    assert outputs.get_by_text("Visible test passed: [0, 2] after a rejection", exact=False).count() == 1
+    expect(outputs.get_by_text("speculative sampling   TV distance", exact=False)).to_have_count(1)
+    histograms = p.locator(".jp-OutputArea-output img")
+    assert histograms.count() == 1
+    shot(nb, histograms.first, "level24_histograms")
+
+    widget = p.locator(".spec-speedup-widget")
+    widget.scroll_into_view_if_needed()
+    verdict = widget.locator("svg .verdict")
+    expect(verdict).to_contain_text("K = 4:")
+    widget.get_by_role("button", name="T5-XXL EnDe, α = 0.75").click()
+    expect(verdict).to_contain_text("speed-up 3.20×; best K = 9")
+    shot(nb, widget, "level24_speedup")
+    handle = widget.locator(".widget-slider").nth(1).locator(".noUi-handle")  # K
+    handle.focus()
+    for _ in range(2):
+        p.keyboard.press("ArrowLeft")
+    expect(verdict).to_contain_text("K = 7:")
+    answer_quiz(nb, "l24_speed_check", "(a) It grows without limit", "(b) It grows towards 1 / (1 - α) = 5",
+                "stays below", "has a best K")
+
+    nb.save()
+    p.get_by_role("button", name="Validate").first.click()
+    dialog = p.locator(".jp-Dialog")
+    dialog.wait_for(timeout=120_000)
+    expect(dialog).to_contain_text("Success! Your notebook passes all the tests.", timeout=120_000)

@@ -13,33 +13,41 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grading import ASSIGNMENT, NOTEBOOKS, build, pipeline  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, build, pipeline  # noqa: E402
 
 SOURCE = ROOT / "source" / ASSIGNMENT
 RELEASE = ROOT / "release" / ASSIGNMENT
+PAIRS = [(a, n) for a, names in ASSIGNMENTS.items() for n in names]  # (assignment, notebook), every assignment
+PAIR_IDS = [f"{a.split('_')[0]}-{n}" for a, n in PAIRS]
 
 
 def nbgrader_meta(cell):
     return cell.metadata.get("nbgrader", {})
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_lesson_and_source_notebook_are_in_sync(name):
-    assert (SOURCE / f"{name}.ipynb").read_text() == build.build(name), \
-        f"source/{ASSIGNMENT}/{name}.ipynb is stale: run `make notebooks` after editing lessons/{name}.py"
+@pytest.mark.parametrize("assignment,name", PAIRS, ids=PAIR_IDS)
+def test_lesson_and_source_notebook_are_in_sync(assignment, name):
+    assert (ROOT / "source" / assignment / f"{name}.ipynb").read_text() == build.build(name, assignment), \
+        f"source/{assignment}/{name}.ipynb is stale: run `make notebooks` after editing its lesson"
 
 
-@pytest.mark.parametrize("folder", [SOURCE, RELEASE], ids=["source", "release"])
-def test_notebooks_are_committed_without_outputs(folder):
-    for name in NOTEBOOKS:
-        nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+def test_shared_helpers_are_copied_unchanged():
+    assert build.shared_copies(), "the later assignments get the shared helpers"
+    for source, copy in build.shared_copies():
+        assert copy.read_text() == source.read_text(), f"{copy} drifted from {source}: run `make notebooks`"
+
+
+@pytest.mark.parametrize("kind", ["source", "release"])
+def test_notebooks_are_committed_without_outputs(kind):
+    for assignment, name in PAIRS:
+        nb = nbformat.read(ROOT / kind / assignment / f"{name}.ipynb", as_version=4)
         dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
-        assert not dirty, f"{folder.name}/{name}: cells {dirty} carry outputs"
+        assert not dirty, f"{kind}/{assignment}/{name}: cells {dirty} carry outputs"
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_points_are_stated_and_add_up(name):
-    nb = nbformat.read(SOURCE / f"{name}.ipynb", as_version=4)
+@pytest.mark.parametrize("assignment,name", PAIRS, ids=PAIR_IDS)
+def test_points_are_stated_and_add_up(assignment, name):
+    nb = nbformat.read(ROOT / "source" / assignment / f"{name}.ipynb", as_version=4)
     solutions = [c for c in nb.cells if nbgrader_meta(c).get("solution")]
     tests = [c for c in nb.cells if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")]
     assert solutions and tests
@@ -48,10 +56,12 @@ def test_points_are_stated_and_add_up(name):
     assert stated and int(stated.group(1)) == total, f"first cell should state the total, {total} points"
 
 
-def test_release_is_exactly_what_nbgrader_generates(tmp_path):
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_is_exactly_what_nbgrader_generates(tmp_path, assignment):
     course = pipeline.make_course(tmp_path / "course")
-    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    fresh = course / "release" / ASSIGNMENT
+    pipeline.nbgrader(course, "generate_assignment", assignment, "--force")
+    fresh = course / "release" / assignment
+    RELEASE = ROOT / "release" / assignment
     mine = sorted(p.name for p in RELEASE.iterdir() if p.name != "__pycache__")
     assert mine == sorted(p.name for p in fresh.iterdir())
     for name in mine:
@@ -67,23 +77,23 @@ def validate(tmp_path, folder, name):
     return proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_source_passes_nbgrader_validate(tmp_path, name):
-    out = validate(tmp_path, SOURCE, name)
+@pytest.mark.parametrize("assignment,name", PAIRS, ids=PAIR_IDS)
+def test_source_passes_nbgrader_validate(tmp_path, assignment, name):
+    out = validate(tmp_path, ROOT / "source" / assignment, name)
     assert "Success! Your notebook passes all the tests." in out, out[-2000:]
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_release_fails_nbgrader_validate_until_answered(tmp_path, name):
-    out = validate(tmp_path, RELEASE, name)
+@pytest.mark.parametrize("assignment,name", PAIRS, ids=PAIR_IDS)
+def test_release_fails_nbgrader_validate_until_answered(tmp_path, assignment, name):
+    out = validate(tmp_path, ROOT / "release" / assignment, name)
     assert "Success!" not in out
     assert "NotImplementedError" in out, out[-2000:]
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, name):
+@pytest.mark.parametrize("assignment,name", PAIRS, ids=PAIR_IDS)
+def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, assignment, name):
     work = tmp_path / "nb"
-    shutil.copytree(SOURCE, work)
+    shutil.copytree(ROOT / "source" / assignment, work)
     nb = nbformat.read(work / f"{name}.ipynb", as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}).execute()
     errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
@@ -93,8 +103,10 @@ def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, name):
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the quizzes (and number line) should render as widgets"
-    if name.startswith("01"):
+    if assignment == ASSIGNMENT and name.startswith("01"):
         assert len(figures) == 2, "notebook 01 draws the principle picture twice (position 0, then the pitfall)"
+    elif assignment != ASSIGNMENT:
+        assert len(figures) == 1, "Level 24 draws one picture per notebook (the stacked bars; the histograms)"
 
 
 def test_config_alone_still_generates_the_same_release(tmp_path):

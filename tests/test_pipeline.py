@@ -2,7 +2,7 @@
 
 import csv
 
-from grading import ASSIGNMENT, NOTEBOOKS, demo, pipeline
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, demo, pipeline
 
 # What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
 EXPECTED = {"ada": (15, 19), "ben": (15, 8), "cy": (9, 10), "dee": (4, 19)}
@@ -14,6 +14,19 @@ def test_example_class_gets_the_expected_scores(graded_course):
         got = tuple(totals[f"demo-{student}"][nb][0] for nb in NOTEBOOKS)
         assert got == want, f"{student}: {got} != {want}"
     assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 19)}
+
+
+# Level 24's example students: (notebook 01, notebook 02) scores.
+EXPECTED_LEVEL24 = {"ada": (14, 14), "eve": (8, 5)}
+
+
+def test_level24_example_students_get_the_expected_scores(graded_course):
+    totals = pipeline.totals(graded_course.table)
+    notebooks = ASSIGNMENTS["level24_residual_and_bonus"]
+    for student, want in EXPECTED_LEVEL24.items():
+        got = tuple(totals[f"demo-{student}"][nb][0] for nb in notebooks)
+        assert got == want, f"{student}: {got} != {want}"
+    assert set(demo.CLASS_LEVEL24) == set(EXPECTED_LEVEL24)
 
 
 def test_demo_class_has_a_right_and_a_typical_wrong_answer_per_notebook():
@@ -31,9 +44,9 @@ def test_feedback_is_written_for_every_submission(graded_course):
 
 def test_export_writes_one_row_per_student_with_the_scores(graded_course):
     rows = list(csv.DictReader((graded_course.root / "grades.csv").open()))
-    ada = [r for r in rows if r["student_id"] == "demo-ada"]
+    ada = [r for r in rows if r["student_id"] == "demo-ada" and r["assignment"] == ASSIGNMENT]
     assert len(ada) == 1 and float(ada[0]["score"]) == 34.0 and float(ada[0]["max_score"]) == 34.0
-    assert {r["assignment"] for r in rows} == {ASSIGNMENT}
+    assert {r["assignment"] for r in rows} == set(ASSIGNMENTS)
 
 
 def test_score_table_prints_every_student():

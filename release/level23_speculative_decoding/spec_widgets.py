@@ -18,7 +18,10 @@ import sys
 from dataclasses import dataclass
 
 
+import spec_quiz
 from spec_checks import VISIBLE_DRAWS, ScriptedRand, run_verify, visible_case  # noqa: F401 (visible_case: for the notebooks)
+
+from spec_quiz import Feedback, with_fallback  # noqa: F401 (Feedback: what grade_choice returns)
 
 AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
@@ -98,75 +101,19 @@ QUIZZES = {
 }
 
 
-@dataclass
-class Feedback:
-    correct: bool
-    text: str
-
-
 def grade_choice(quiz_id, index):
     """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
-    quiz = QUIZZES[quiz_id]
-    if index is None:
-        return Feedback(False, "Pick an answer: you can change it at any time.")
-    correct = index == quiz["answer"]
-    return Feedback(correct, quiz["why"][index])
-
-
-def with_fallback(widget, fallback_html):
-    """``widget``, which shows ``fallback_html`` wherever widgets cannot render.
-
-    A static viewer, the feedback page or a notebook opened without a kernel has no widget
-    manager: it falls back to the output's text/html, so the student still sees the content.
-    JupyterLab prefers the live widget.
-    """
-    live = widget._repr_mimebundle_
-
-    def bundle(**kwargs):
-        data = live(**kwargs) or {}
-        if isinstance(data, tuple):
-            data = data[0]
-        return {**data, "text/html": fallback_html}
-
-    widget._repr_mimebundle_ = bundle
-    return widget
+    return spec_quiz.grade_choice(QUIZZES, quiz_id, index)
 
 
 def quiz_html(quiz_id):
     """The quiz as static HTML: the question and its options (answers need the live widget)."""
-    spec = QUIZZES[quiz_id]
-    items = "".join(f"<li>({'abcdefgh'[k]}) {html.escape(text)}</li>" for k, text in enumerate(spec["options"]))
-    return (f"<div class='spec-quiz-static'><b>{html.escape(spec['question'])}</b><ul>{items}</ul>"
-            "<i>Run this cell in JupyterLab to answer and see why.</i></div>")
+    return spec_quiz.quiz_html(QUIZZES, quiz_id)
 
 
 def quiz(quiz_id):
     """A multiple-choice quiz: no option preselected, feedback on every choice."""
-    import ipywidgets as widgets
-
-    spec = QUIZZES[quiz_id]
-    letters = "abcdefgh"
-    labels = [f"({letters[k]}) {text}" for k, text in enumerate(spec["options"])]
-    choice = widgets.RadioButtons(options=labels, value=None, layout=widgets.Layout(width="auto"))
-    verdict = widgets.HTML(_feedback_html(grade_choice(quiz_id, None), pending=True))
-
-    def on_change(change):
-        index = labels.index(change["new"]) if change["new"] is not None else None
-        verdict.value = _feedback_html(grade_choice(quiz_id, index), pending=index is None)
-
-    choice.observe(on_change, names="value")
-    box = widgets.VBox([widgets.HTML(f"<b>{html.escape(spec['question'])}</b>"), choice, verdict])
-    box.add_class("spec-quiz")
-    box.add_class(f"spec-quiz-{quiz_id}")
-    return with_fallback(box, quiz_html(quiz_id))
-
-
-def _feedback_html(feedback, pending=False):
-    if pending:
-        return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
-    mark, colour = ("✔ Correct", "#1a7f37") if feedback.correct else ("✘ Not this one", "#b42318")
-    return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
-            f"<b style='color:{colour}'>{mark}.</b> {html.escape(feedback.text)}</div>")
+    return spec_quiz.quiz(QUIZZES, quiz_id)
 
 
 # --------------------------------------------------------------------------- principle picture

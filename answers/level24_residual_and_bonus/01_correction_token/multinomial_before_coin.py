@@ -1,0 +1,20 @@
+# expect: lose test_visible hidden_no_multinomial_before_coin
+# why: draws a correction at every p < q position before flipping its coin.
+# diagnosis: you call torch.multinomial before the coin has decided; sample the correction only after a rejection
+def verify_and_correct(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        correction = int(torch.multinomial(residual / residual.sum(), 1).item())
+        if torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        accepted_tokens.append(correction)
+        break
+    return accepted_tokens

@@ -1,0 +1,14 @@
+# expect: lose test_visible hidden_one_correction hidden_reject_at_first
+# why: Level 23's break alone: the rejection emits nothing.
+# diagnosis: no correction token: after a rejection you stop without sampling from the residual
+def verify_and_correct(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        break
+    return accepted_tokens

@@ -1,0 +1,17 @@
+# expect: lose test_visible hidden_one_correction
+# why: two tokens drawn and both appended after a rejection.
+# diagnosis: you append two correction tokens (num_samples=2); a rejection adds exactly one token, torch.multinomial(residual, 1)
+def verify_and_correct(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.extend(torch.multinomial(residual, 2, replacement=True).tolist())
+        break
+    return accepted_tokens

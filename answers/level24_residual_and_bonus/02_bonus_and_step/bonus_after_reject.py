@@ -1,0 +1,18 @@
+# expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token
+# why: break after the correction, then the bonus is appended anyway.
+# diagnosis: you add a bonus token after a rejection too; the correction is the step's only new token: return right after it
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        break
+    accepted_tokens.append(int(torch.multinomial(target_probs[len(draft_tokens)], 1).item()))
+    return accepted_tokens

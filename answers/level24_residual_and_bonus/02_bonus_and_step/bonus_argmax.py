@@ -1,0 +1,18 @@
+# expect: lose test_visible hidden_bonus_row_k
+# why: the bonus is the most likely token of row K, not a sample.
+# diagnosis: you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with torch.multinomial
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(target_probs[len(draft_tokens)].argmax()))
+    return accepted_tokens

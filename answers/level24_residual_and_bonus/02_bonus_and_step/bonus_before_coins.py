@@ -1,0 +1,19 @@
+# expect: lose test_visible hidden_call_order
+# why: the bonus drawn at the start, before any coin, and used only if every draft is accepted.
+# diagnosis: you draw the bonus before the coins (torch.multinomial first); draw it only after every draft was accepted
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    bonus = int(torch.multinomial(target_probs[len(draft_tokens)], 1).item())
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(bonus)
+    return accepted_tokens

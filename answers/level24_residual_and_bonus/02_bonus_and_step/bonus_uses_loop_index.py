@@ -1,0 +1,18 @@
+# expect: lose hidden_empty_draft
+# why: the bonus row written as i + 1: right after K accepted drafts, but i does not exist when the draft is empty.
+# diagnosis: your bonus row uses the loop's i + 1, which does not exist for an empty draft: use K = len(draft_tokens)
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(torch.multinomial(target_probs[i + 1], 1).item()))
+    return accepted_tokens

@@ -1,0 +1,20 @@
+# expect: lose hidden_inputs_unchanged
+# why: the residual built in place in a row of target_probs.
+# diagnosis: you build the residual in place in target_probs[i] (-=, clamp_, /=), which changes the input: compute it in a new tensor
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = target_probs[i]
+        residual -= draft_probs[i]
+        residual.clamp_(min=0)
+        residual /= residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(torch.multinomial(target_probs[len(draft_tokens)], 1).item()))
+    return accepted_tokens

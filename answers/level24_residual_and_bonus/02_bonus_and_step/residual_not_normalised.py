@@ -1,0 +1,17 @@
+# expect: lose test_visible hidden_residual_exact
+# why: max(0, p - q) passed without normalising.
+# diagnosis: you pass max(0, p - q) to torch.multinomial without normalising it: divide it by its sum first
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(torch.multinomial(target_probs[len(draft_tokens)], 1).item()))
+    return accepted_tokens

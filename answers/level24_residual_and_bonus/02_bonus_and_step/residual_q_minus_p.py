@@ -1,0 +1,18 @@
+# expect: lose test_visible hidden_residual_exact hidden_first_token_distribution
+# why: the residual turned around: max(0, q - p).
+# diagnosis: your correction comes from max(0, q - p); the residual is max(0, p - q), the target minus the draft
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(draft_probs[i] - target_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(torch.multinomial(target_probs[len(draft_tokens)], 1).item()))
+    return accepted_tokens

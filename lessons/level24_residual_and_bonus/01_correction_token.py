@@ -1,0 +1,327 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Level 24 · Speculative sampling · Notebook 1: why it is exact, and the correction token
+#
+# Level 23 ended with the accepted prefix: `p >= q` accepts, `r < p/q` accepts, the first
+# rejection stops. That alone does **not** produce the target model's distribution. Here you
+# work out, with numbers, what is missing, and then write it: after the first rejection, one
+# **correction token** sampled from the normalised residual `max(0, p - q)`.
+#
+# **This notebook is worth 14 points**: 3 for the visible test under your answer, and 11 for
+# hidden checks that run when your work is graded.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+import torch
+
+import spec_checks
+from spec_widgets import LESSON_P, LESSON_Q, quiz, show_exactness
+
+# %% [markdown]
+# ## 🎯 Guess first
+
+# %%
+quiz("l24_guess")
+
+# %% [markdown]
+# ## Today's idea
+#
+# **A drafted token `x` survives with probability `min(p(x), q(x))`. A rejection fills in
+# exactly what is missing, `max(0, p - q)`, so every token ends up with probability `p(x)`.**
+
+# %% [markdown]
+# ## Why it is exact, with numbers
+#
+# Take one drafted position over a vocabulary of 4 tokens. The target's row is `p`, the draft's
+# row is `q`:
+#
+# | token x | 0 | 1 | 2 | 3 |
+# |---|---|---|---|---|
+# | p(x) (target) | 0.5 | 0.2 | 0.2 | 0.1 |
+# | q(x) (draft) | 0.2 | 0.5 | 0.1 | 0.2 |
+#
+# 1. **Accepting.** The draft proposes `x` with probability `q(x)`, and Level 23 keeps it with
+#    probability `min(1, p(x)/q(x))`. So token `x` comes out *as an accepted draft* with probability
+#    `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`.
+# 2. **Rejecting.** Summed over all tokens, a draft is accepted with probability
+#    `α = Σ min(p, q)`, so a rejection happens with probability `1 - α`. Since `p` sums to 1,
+#    `1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`.
+# 3. **The residual.** What each token still lacks is `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`.
+#    Normalise it to a distribution, `residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`, and
+#    sample the correction from it. Then
+#
+# $$\min(p(x), q(x)) + P(\text{reject}) \cdot \text{residual}(x) = \min(p(x), q(x)) + \max(0, p(x) - q(x)) = p(x).$$
+#
+# The same numbers in torch:
+
+# %%
+p, q = torch.tensor(LESSON_P), torch.tensor(LESSON_Q)
+accept = torch.minimum(p, q)
+alpha = accept.sum().item()
+leftover = torch.clamp(p - q, min=0)
+residual = leftover / leftover.sum()
+rounded = lambda t: [round(x, 3) for x in t.tolist()]  # noqa: E731 (float32 prints 0.2 as 0.20000000298)
+print("min(p, q)      =", rounded(accept), "  alpha =", round(alpha, 3))
+print("P(reject)      =", round(1 - alpha, 3), "= sum of max(0, p - q) =", round(leftover.sum().item(), 3))
+print("residual       =", rounded(residual))
+print("min + P(reject) * residual =", rounded(accept + (1 - alpha) * residual), " p =", rounded(p))
+
+# %% [markdown]
+# Each token, as two bars: on the left what accepting gives (green) with the correction's share
+# stacked on top (orange), on the right the target `p` (blue). They are equally tall.
+
+# %%
+show_exactness()
+
+# %% [markdown]
+# ## Sampling one token with `torch.multinomial`
+#
+# `torch.multinomial(weights, 1)` draws one index with probability proportional to `weights` and
+# returns it as a tensor of shape `[1]`; `.item()` turns it into a Python int. It accepts weights
+# that do not sum to 1, but this course asks you to pass the **normalised** residual: that is the
+# distribution the derivation names, and the tests check the values you pass to within 1e-6.
+
+# %%
+torch.manual_seed(0)
+draws = torch.multinomial(residual, 10_000, replacement=True)
+print("one draw:", torch.multinomial(residual, 1), "->", torch.multinomial(residual, 1).item())
+print("shares of 10,000 draws:", rounded(torch.bincount(draws, minlength=4) / 10_000))
+
+# %% [markdown]
+# ## When the residual is all zeros
+#
+# If `p == q` for every token, `max(0, p - q)` is all zeros, and normalising it divides 0 by 0.
+# `torch.multinomial` refuses such weights:
+
+# %%
+zeros = torch.clamp(p - p, min=0)
+for name, weights in (("all zeros", zeros), ("0 / 0", zeros / zeros.sum())):
+    try:
+        torch.multinomial(weights, 1)
+    except RuntimeError as error:
+        print(f"{name:>9}: RuntimeError: {error}")
+
+# %% [markdown]
+# Your code never gets there. A rejection needs `r >= p(x)/q(x)` with `r < 1`, so `p(x) < q(x)` for
+# the drafted token (with the strict `r < p/q`, `p >= q` never rejects). Both rows sum to 1, so
+# the tokens where `p > q` must make up for it:
+# `Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`. A rejection always leaves a residual with
+# positive mass. No guard is needed, and none is asked for.
+
+# %% [markdown]
+# ## ✅ Check yourself
+
+# %%
+quiz("l24_check")
+
+# %% [markdown]
+# ## The problem: `verify_and_correct`
+#
+# The loop is your Level 23 `verify_draft`, written compactly: `p >= q` accepts without a draw,
+# otherwise one coin `r < p / q`. Write what happens at the first rejection (**TODO**):
+#
+# 1. the residual of **row `i`**: `max(0, target_probs[i] - draft_probs[i])`, for instance with
+#    `torch.clamp(..., min=0)`;
+# 2. normalise it (divide by its sum);
+# 3. draw **one** token with `torch.multinomial(residual, 1)`, append it as an int, and stop.
+#
+# When every draft is accepted, the function returns the prefix alone for now: notebook 2 adds
+# the bonus token.
+#
+# If the test complains:
+# - *drawn from p* or *from q*: sample from the residual, not from a model's row;
+# - *without normalising*: divide the residual by its sum;
+# - *max(0, q - p)*: it is target minus draft;
+# - *used row j*: the rejection was at position `i`, so use row `i`;
+# - *called before a coin*, or *called N times*: draw exactly once, after the rejection.
+
+# %% nbgrader={"grade": false, "grade_id": "verify_and_correct", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def verify_and_correct(draft_probs, target_probs, draft_tokens):
+    """draft_probs, target_probs: [K, V]; draft_tokens: K token ids (a list or a torch.LongTensor).
+
+    Returns the accepted prefix, plus one correction token after the first rejection.
+    """
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:  # Level 23: accept
+            accepted_tokens.append(token_id)
+            continue
+        # TODO: rejected at position i. Sample one correction token from row i's normalised
+        # residual max(0, p - q) with torch.multinomial, append it (as an int), and stop.
+        ### BEGIN SOLUTION
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        break
+        ### END SOLUTION
+    return accepted_tokens
+
+
+# %% [markdown]
+# ## Visible test
+#
+# The case: vocabulary of 4, two drafted tokens. Position 0 drafts token 0 with `p = 0.4 >= q = 0.3`
+# (accepted, no draw); position 1 drafts token 1 with the rows above (`p/q = 0.4`). `torch.rand`
+# is replaced by a stand-in that returns `0.7` (a rejection), and `torch.multinomial` by one that
+# records what it is given and returns token `2`. Expected: `[0, 2]`, with one multinomial call on
+# `[0.75, 0, 0.25, 0]`, after the coin.
+
+# %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+run = spec_checks.run_step(verify_and_correct, spec_checks.visible_case(), draws=[0.7], picks=[2])
+problem = spec_checks.visible_problem_n1(run)
+assert problem is None, problem
+print("Visible test passed: [0, 2], one multinomial call on the residual [0.75, 0, 0.25, 0], after the coin.")
+
+# %% [markdown]
+# ## Check it with the real randomness
+#
+# Run your function 5,000 times on the one-position case of the table, with the drafted token
+# fixed to token 1 (`p/q = 0.4`). Token 1 should come out 40% of the time (accepted), and the other
+# 60% should follow the residual `[0.75, 0, 0.25, 0]`: in all, `[0.45, 0.4, 0.15, 0]`. The two are
+# compared with the total-variation distance `½ Σ |share(x) - want(x)|` and a chi-square test.
+
+# %%
+case = spec_checks.Case([LESSON_Q], [LESSON_P], [1])
+counts, _ = spec_checks.sample_steps(verify_and_correct, case, trials=5_000, seed=0)
+ratio = LESSON_P[1] / LESSON_Q[1]
+want = [(1 - ratio) * x for x in residual.tolist()]
+want[1] += ratio
+stat, p_value = spec_checks.chi_square(counts, want)
+print("emitted-token shares:", [round(c / sum(counts), 3) for c in counts], "  want:", [round(w, 3) for w in want])
+print(f"TV distance = {spec_checks.tv_distance(counts, want):.4f}, chi-square p-value = {p_value:.3f}")
+
+# %% [markdown]
+# This is not `p` itself, because here the drafted token is *given*. In a real step the draft
+# samples it from `q`, and then the emitted token follows `p` exactly: notebook 2 runs that
+# experiment 100,000 times.
+
+# %% [markdown]
+# ## Hidden checks
+#
+# First, the diagnosis: one line that names the mistake your function makes, if it is one we
+# know. The cells below it look empty here. When your notebook is graded they check, one
+# behaviour each (1 point each): no `torch.multinomial` before the coin that rejects; exactly
+# one correction token; the exact normalised residual of the rejected row; a rejection at
+# position 0; the correction appended as the token `torch.multinomial` gave; nothing after the
+# correction; no correction when every draft is accepted; no coin where `p >= q`; a
+# `torch.LongTensor` of tokens; unchanged inputs; and, with the real randomness under a fixed
+# seed, the distribution of the emitted token.
+
+# %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# When your notebook is graded, the grader writes here, in one line, which known mistake your
+# verify_and_correct behaves like (or "none").
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_no_multinomial_before_coin", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: torch.multinomial is not called before the coin that rejects.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2], [0.25, 0.25, 0.25, 0.25]],
+                        [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4], [0.7, 0.1, 0.1, 0.1]], [1, 0, 3])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3])
+spec_checks.check(spec_checks.call_order_problem(run, 2))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_one_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2], [0.25, 0.25, 0.25, 0.25]],
+                        [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4], [0.7, 0.1, 0.1, 0.1]], [1, 0, 3])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3, 2])
+spec_checks.check(spec_checks.one_new_token_problem(run, 1))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the values passed to torch.multinomial are row i's normalised max(0, p - q), to within 1e-6.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
+                        [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3]], [1, 0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[4])
+multis = run.multinomials
+spec_checks.check(run.problem or (None if multis else "torch.multinomial was never called after the rejection")
+                  or spec_checks.distribution_problem(multis[-1][1], case, 1))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_reject_at_first", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: a rejection at position 0 gives only the correction token, drawn from row 0's residual.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.2, 0.2, 0.6], [0.3, 0.3, 0.4]], [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]], [2, 1])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[0])
+spec_checks.check(spec_checks.correction_problem(run, case, 0, 1) or spec_checks.tokens_problem(run, [0]))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_correction_appended", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: the token torch.multinomial returned is appended, as an int, after the accepted prefix.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.3, 0.3, 0.4]], [1, 2])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[0])
+spec_checks.check(spec_checks.tokens_problem(run, [1, 0]),
+                  hint="Append the id torch.multinomial returned (int(...) or .item()), not the position or a probability")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_stops_after_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: nothing is verified or added after the correction token.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.6, 0.2, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]],
+                        [[0.2, 0.4, 0.4], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], [0, 1, 2])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.9, 0.0], picks=[2])
+spec_checks.check(spec_checks.tokens_problem(run, [2]),
+                  hint="After the correction token the step is over: break (or return) right after appending it")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3]], [0, 1])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.0], picks=[2])
+spec_checks.check(spec_checks.tokens_problem(run, [0, 1]) or (
+    f"torch.multinomial was called {len(run.multinomials)} time(s) although nothing was rejected"
+    if run.multinomials else None), hint="Draw a correction only after a rejection")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_no_coin_when_p_ge_q", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.2, 0.3]],
+                        [[0.4, 0.3, 0.3], [0.3, 0.3, 0.4], [0.2, 0.3, 0.5]], [0, 1, 0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.9], picks=[2])
+spec_checks.check(run.problem or (None if run.rand_calls == 1 else
+                                  f"torch.rand was called {run.rand_calls} times; only position 2 has p < q"),
+                  hint="Keep Level 23's loop: no coin where p >= q")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: draft_tokens given as a torch.LongTensor.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET, [0, 1], tokens_as="tensor")
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.7], picks=[2])
+spec_checks.check(spec_checks.tokens_problem(run, [0, 2]),
+                  hint="draft_tokens can be a torch.LongTensor: the result is still a list of ints")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2]], [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4]], [1, 0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3])
+assert not run.inputs_changed, ("verify_and_correct changed draft_probs, target_probs or draft_tokens: compute the "
+                                "residual in a new tensor (no in-place -=, /= or clamp_ on a row of the inputs).")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_emitted_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.
+### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.1, 0.5, 0.2, 0.2]], [[0.4, 0.1, 0.3, 0.2]], [1])
+counts, _ = spec_checks.sample_steps(verify_and_correct, case, trials=4000, seed=2401)
+want = [0.6, 0.2, 0.2, 0.0]  # token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]
+tv = spec_checks.tv_distance(counts, want)
+assert tv < 0.04, (f"The emitted token's distribution is {tv:.2f} (total variation) away from the right one: "
+                   "after a rejection, sample from the normalised residual max(0, p - q) of the rejected row.")
+### END HIDDEN TESTS

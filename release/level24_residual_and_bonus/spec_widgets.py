@@ -1,0 +1,456 @@
+"""Widgets, pictures and the experiments of the Level 24 notebooks.
+
+Every widget is a thin shell over a plain function, so the logic is tested
+with pytest and no display:
+
+    grade_choice(quiz_id, index)           -> Feedback    # the quizzes
+    exactness_rows(p, q)                   -> list[dict]  # the derivation, token by token
+    simulate(draft_probs, target_probs, n) -> Simulation  # the 100,000-run experiment, vectorised
+    speedup_view(alpha, k, c)              -> dict        # what the speed-up widget draws
+
+and a notebook cell calls one of ``quiz``, ``show_exactness``, ``show_histograms``
+or ``speedup_widget`` in one line. Nothing here waits for a person, so the
+notebooks run unattended under nbgrader (which sets NBGRADER_EXECUTION).
+"""
+
+import html
+import os
+from dataclasses import dataclass
+
+import torch
+
+import spec_quiz
+from spec_checks import (LESSON_P, LESSON_Q, Case, chi_square, expected_speedup,  # noqa: F401 (for the notebooks)
+                         expected_tokens_per_call, lesson_case, tv_distance)
+from spec_quiz import Feedback, with_fallback  # noqa: F401 (Feedback: what grade_choice returns)
+
+AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+
+# --------------------------------------------------------------------------- quizzes
+
+QUIZZES = {
+    "l24_guess": dict(
+        question="The draft proposed token 1 (p = 0.2, q = 0.5) and the coin rejected it. The step must still "
+                 "emit one token. Where should that token be sampled from?",
+        options=[
+            "From p, the target's row",
+            "From q, the draft's row",
+            "From the residual max(0, p - q), normalised",
+        ],
+        answer=2,
+        why=[
+            "Not quite: the accepted drafts already gave each token min(p, q) of probability. Sampling from p "
+            "after a rejection adds P(reject) · p on top, so tokens where the draft was generous get too much.",
+            "Not quite: q is the distribution that was just too generous to token 1. Sampling from it again "
+            "pushes the output towards the draft, away from the target.",
+            "Right: the accepted drafts cover min(p, q) of each token; what is missing is exactly p - min(p, q) "
+            "= max(0, p - q), and a rejection happens with probability equal to its total. Normalised, it "
+            "fills the gap so the token follows p.",
+        ],
+    ),
+    "l24_check": dict(
+        question="p = [0.5, 0.2, 0.2, 0.1] and q = [0.2, 0.5, 0.1, 0.2]. What is the probability that one "
+                 "drafted token is rejected?",
+        options=["0.4", "0.6", "0.3"],
+        answer=0,
+        why=[
+            "Right: the acceptance rate is α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6, so P(reject) = "
+            "1 - 0.6 = 0.4. It also equals Σ max(0, p - q) = 0.3 + 0.1.",
+            "Not quite: 0.6 is α = Σ min(p, q), the probability of accepting. A rejection has probability "
+            "1 - α = 0.4.",
+            "Not quite: 0.3 is max(0, p - q) for token 0 alone. P(reject) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4.",
+        ],
+    ),
+    "l24_bonus_guess": dict(
+        question="K = 3 drafts, all accepted. target_probs has 4 rows (0..3). Which row gives the bonus token?",
+        options=["target_probs[2], the last drafted position", "target_probs[3], row K", "draft_probs[2]"],
+        answer=1,
+        why=[
+            "Not quite: row 2 is the target's distribution for the third drafted token, which is already "
+            "accepted. The next token's distribution is the row after it.",
+            "Right: the target scored K + 1 positions in one call; row K is its distribution for the token "
+            "after all K drafts. The bonus comes free with the same call.",
+            "Not quite: the bonus is a token of the target model. The draft's rows are never sampled from "
+            "during verification.",
+        ],
+    ),
+    "l24_speed_check": dict(
+        question="With α = 0.8 and a free draft (c = 0), what does a larger K do to the speed-up?",
+        options=["It grows without limit", "It grows towards 1 / (1 - α) = 5", "It falls after K = 1"],
+        answer=1,
+        why=[
+            "Not quite: each extra draft is accepted only if all before it were, with probability α^K. "
+            "The sum 1 + α + α² + ... stays below 1 / (1 - α).",
+            "Right: (1 - α^(K+1)) / (1 - α) tends to 1 / (1 - α) = 5 as K grows. With c > 0 the drafts cost "
+            "time, and the curve has a best K.",
+            "Not quite: with c = 0 more drafts never cost anything, so the speed-up never falls; it levels off "
+            "at 1 / (1 - α).",
+        ],
+    ),
+}
+
+
+def grade_choice(quiz_id, index):
+    """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
+    return spec_quiz.grade_choice(QUIZZES, quiz_id, index)
+
+
+def quiz(quiz_id):
+    """A multiple-choice quiz: no option preselected, feedback on every choice."""
+    return spec_quiz.quiz(QUIZZES, quiz_id)
+
+
+# --------------------------------------------------------------------------- the derivation
+
+def exactness_rows(p=LESSON_P, q=LESSON_Q):
+    """Per token: p, q, min(p, q), the residual and P(reject) · residual, and their sum (which is p)."""
+    accept = [min(a, b) for a, b in zip(p, q)]
+    reject = 1.0 - sum(accept)
+    leftover = [max(0.0, a - b) for a, b in zip(p, q)]
+    mass = sum(leftover)
+    residual = [x / mass for x in leftover] if mass > 0 else [0.0] * len(p)
+    return [dict(token=k, p=p[k], q=q[k], accept=accept[k], residual=residual[k],
+                 correction=reject * residual[k], total=accept[k] + reject * residual[k], reject=reject)
+            for k in range(len(p))]
+
+
+def exactness_table(p=LESSON_P, q=LESSON_Q):
+    """The derivation as an HTML table: every column a step, the last column equal to p."""
+    rows = exactness_rows(p, q)
+    head = ("<tr><th>token x</th><th>p(x)</th><th>q(x)</th><th>accept: min(p, q)</th>"
+            "<th>residual(x)</th><th>P(reject) · residual(x)</th><th>sum</th></tr>")
+    body = "".join(
+        f"<tr><td>{r['token']}</td><td>{r['p']:.2f}</td><td>{r['q']:.2f}</td><td>{r['accept']:.2f}</td>"
+        f"<td>{r['residual']:.2f}</td><td>{r['correction']:.2f}</td><td><b>{r['total']:.2f}</b></td></tr>"
+        for r in rows)
+    alpha = sum(r["accept"] for r in rows)
+    foot = (f"<p>α = Σ min(p, q) = {alpha:.2f}, P(reject) = 1 - α = {1 - alpha:.2f} = Σ max(0, p - q). "
+            "The last column equals p, token by token.</p>")
+    from IPython.display import HTML
+    return HTML(f"<table class='spec-exactness'>{head}{body}</table>{foot}")
+
+
+def exactness_figure(p=LESSON_P, q=LESSON_Q):
+    """Per token, a stacked bar (min(p, q), then P(reject) · residual) beside the bar of p."""
+    import matplotlib.pyplot as plt
+
+    rows = exactness_rows(p, q)
+    x = torch.arange(len(rows)).tolist()
+    fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
+    accept = [r["accept"] for r in rows]
+    ax.bar([t - 0.2 for t in x], accept, 0.38, color="#22c55e", label="accepted draft: min(p, q)")
+    ax.bar([t - 0.2 for t in x], [r["correction"] for r in rows], 0.38, bottom=accept, color="#f59e0b",
+           label="correction: P(reject) · residual")
+    ax.bar([t + 0.2 for t in x], [r["p"] for r in rows], 0.38, color="#3b82f6", label="target p")
+    ax.set_xticks(x, [f"token {t}" for t in x])
+    ax.set_ylabel("probability")
+    ax.set_title("Speculative sampling emits each token with probability p")
+    ax.legend(fontsize=8, loc="upper right")
+    return fig
+
+
+def show_exactness(p=LESSON_P, q=LESSON_Q):
+    """The table, then the stacked bars (the bars are skipped while autograding: nobody sees them)."""
+    from IPython.display import display
+
+    display(exactness_table(p, q))
+    if AUTOGRADING:
+        return
+    import matplotlib.pyplot as plt
+    fig = exactness_figure(p, q)
+    display(fig)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- the experiment
+
+@dataclass
+class Simulation:
+    target: list          # p at position 0: what the first emitted token should follow
+    speculative: list     # counts of the first emitted token, full speculative sampling
+    accept_only: list     # counts of the first emitted token, Level 23's prefix without the correction
+    tokens_per_call: float  # mean tokens emitted per target call (accepted prefix + 1)
+    alpha: float          # Σ min(p, q) at position 0
+    n: int
+
+
+def _residual_rows(draft_probs, target_probs):
+    leftover = torch.clamp(target_probs - draft_probs, min=0)
+    mass = leftover.sum(dim=1, keepdim=True)
+    # A row with no leftover mass is never sampled (no draft there can be rejected); keep it valid anyway.
+    return torch.where(mass > 0, leftover / mass.clamp(min=1e-30), torch.ones_like(leftover))
+
+
+def simulate(draft_probs, target_probs, n=100_000, seed=0):
+    """Run n speculative steps at once: draft K tokens, flip the coins, correct or add the bonus.
+
+    Vectorised over the n runs, which is honest here: each run's draws are independent, and the
+    rows do not depend on earlier tokens. Every draw a loop would make is made (coins also where
+    p >= q; they always accept there, so the distribution is the same).
+    """
+    g = torch.Generator().manual_seed(seed)
+    draft_probs, target_probs = draft_probs.double(), target_probs.double()
+    k = draft_probs.shape[0]
+    rows = torch.arange(k)
+    drafts = torch.stack([torch.multinomial(draft_probs[i], n, replacement=True, generator=g) for i in range(k)], 1)
+    p_x, q_x = target_probs[rows, drafts], draft_probs[rows, drafts]
+    accepted = torch.rand(n, k, generator=g, dtype=torch.float64) < p_x / q_x
+    n_accepted = accepted.long().cumprod(dim=1).sum(dim=1)             # the accepted prefix's length
+    residual = _residual_rows(draft_probs, target_probs[:k])
+    corrections = torch.stack([torch.multinomial(residual[i], n, replacement=True, generator=g) for i in range(k)], 1)
+    bonus = torch.multinomial(target_probs[k], n, replacement=True, generator=g)
+    new = torch.where(n_accepted < k, corrections.gather(1, n_accepted.clamp(max=k - 1)[:, None])[:, 0], bonus)
+    first = torch.where(n_accepted > 0, drafts[:, 0], new)
+    vocab = target_probs.shape[1]
+    return Simulation(
+        target=target_probs[0].tolist(),
+        speculative=torch.bincount(first, minlength=vocab).tolist(),
+        accept_only=torch.bincount(_accept_only_first(draft_probs[0], target_probs[0], n, g), minlength=vocab).tolist(),
+        tokens_per_call=(n_accepted + 1).double().mean().item(),
+        alpha=torch.minimum(draft_probs[0], target_probs[0]).sum().item(),
+        n=n)
+
+
+def _accept_only_first(q, p, n, g):
+    """The first emitted token without the correction: a rejected draft emits nothing, the next step drafts again."""
+    first = torch.full((n,), -1, dtype=torch.long)
+    pending = torch.arange(n)
+    while pending.numel():
+        x = torch.multinomial(q, pending.numel(), replacement=True, generator=g)
+        ok = torch.rand(pending.numel(), generator=g, dtype=torch.float64) < p[x] / q[x]
+        first[pending[ok]] = x[ok]
+        pending = pending[~ok]
+    return first
+
+
+def experiment_summary(sim):
+    """The lines the experiment prints: TV distance and chi-square p-value of each method against p."""
+    lines = []
+    for name, counts in (("speculative sampling", sim.speculative), ("accept-only-then-stop", sim.accept_only)):
+        stat, p_value = chi_square(counts, sim.target)
+        lines.append(f"{name:<22} TV distance to p = {tv_distance(counts, sim.target):.4f}   "
+                     f"chi-square = {stat:10.1f}, p-value = {p_value:.3g}")
+    return lines
+
+
+def histogram_figure(sim):
+    import matplotlib.pyplot as plt
+
+    vocab = len(sim.target)
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3), sharey=True, constrained_layout=True)
+    panels = [("target p", sim.target, "#3b82f6"),
+              ("speculative sampling", [c / sim.n for c in sim.speculative], "#22c55e"),
+              ("accept-only-then-stop", [c / sim.n for c in sim.accept_only], "#ef4444")]
+    for ax, (title, values, colour) in zip(axes, panels):
+        ax.bar(range(vocab), values, color=colour)
+        ax.plot(range(vocab), sim.target, "k_", markersize=18, label="p")
+        ax.set_title(title)
+        ax.set_xticks(range(vocab))
+        ax.set_xlabel("first emitted token")
+    axes[0].set_ylabel(f"share of {sim.n:,} runs")
+    return fig
+
+
+def show_histograms(sim):
+    from IPython.display import display
+
+    if AUTOGRADING:
+        return
+    import matplotlib.pyplot as plt
+    fig = histogram_figure(sim)
+    display(fig)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------- speed-up
+
+K_MAX = 16
+# Leviathan et al. (2023) report 2-3.4x for T5-XXL (11B) with a T5-small draft, where they measured
+# alpha of about 0.62 to 0.75. The cost ratio c = 0.02 is this course's assumption, not the paper's figure.
+HEADLINE = [("T5-XXL EnDe, α = 0.75", 0.75, 0.02), ("T5-XXL, α = 0.62", 0.62, 0.02)]
+
+
+def best_k(alpha, c, k_max=K_MAX):
+    """The K in 1..k_max with the largest expected speed-up."""
+    return max(range(1, k_max + 1), key=lambda k: expected_speedup(alpha, k, c))
+
+
+def speedup_view(alpha, k, c, k_max=K_MAX):
+    """Everything the speed-up picture shows, as plain values."""
+    curve = [expected_speedup(alpha, j, c) for j in range(1, k_max + 1)]
+    best = best_k(alpha, c, k_max)
+    return dict(alpha=alpha, k=k, c=c, curve=curve, best=best, best_speedup=curve[best - 1],
+                speedup=expected_speedup(alpha, k, c), tokens=expected_tokens_per_call(alpha, k),
+                text=(f"K = {k}: {expected_tokens_per_call(alpha, k):.2f} tokens per target call, "
+                      f"speed-up {expected_speedup(alpha, k, c):.2f}×; best K = {best} "
+                      f"({curve[best - 1]:.2f}×)"))
+
+
+def speedup_svg(view, width=560, height=230):
+    """The speed-up against K as SVG: the curve, the current K, the best K, and 1× for reference."""
+    pad_l, pad_r, pad_t, pad_b = 42, 14, 12, 58
+    curve = view["curve"]
+    top = max(4.0, max(curve) * 1.1)
+    x_of = lambda k: pad_l + (width - pad_l - pad_r) * (k - 1) / (len(curve) - 1)  # noqa: E731
+    y_of = lambda s: pad_t + (height - pad_t - pad_b) * (1 - s / top)  # noqa: E731
+    points = " ".join(f"{x_of(k):.1f},{y_of(s):.1f}" for k, s in enumerate(curve, start=1))
+    grid = "".join(
+        f"<line x1='{pad_l}' y1='{y_of(s):.1f}' x2='{width - pad_r}' y2='{y_of(s):.1f}' stroke='#e5e7eb'/>"
+        f"<text x='{pad_l - 6}' y='{y_of(s) + 4:.1f}' text-anchor='end'>{s}×</text>"
+        for s in range(0, int(top) + 1))
+    ticks = "".join(f"<text x='{x_of(k):.1f}' y='{height - pad_b + 16}' text-anchor='middle'>{k}</text>"
+                    for k in range(1, len(curve) + 1))
+    best, k = view["best"], view["k"]
+    return (
+        f"<svg class='spec-speedup' width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg' "
+        f"font-family='sans-serif' font-size='12'>{grid}"
+        f"<line x1='{pad_l}' y1='{y_of(1):.1f}' x2='{width - pad_r}' y2='{y_of(1):.1f}' stroke='#9ca3af' "
+        f"stroke-dasharray='4 3'/>"
+        f"<polyline class='curve' points='{points}' fill='none' stroke='#2563eb' stroke-width='2.5'/>"
+        f"<circle class='best' cx='{x_of(best):.1f}' cy='{y_of(curve[best - 1]):.1f}' r='7' fill='none' "
+        f"stroke='#16a34a' stroke-width='2.5'/>"
+        f"<circle class='current' cx='{x_of(k):.1f}' cy='{y_of(curve[k - 1]):.1f}' r='4.5' fill='#dc2626'/>"
+        f"{ticks}<text x='{(width + pad_l) / 2:.0f}' y='{height - pad_b + 32}' text-anchor='middle'>K (drafted "
+        f"tokens per step); green ring: best K; red dot: your K</text>"
+        f"<text class='verdict' x='{pad_l}' y='{height - 6}' font-weight='bold' fill='#111'>"
+        f"{html.escape(view['text'])}</text></svg>")
+
+
+class SpeedUp:
+    """Sliders for α, K and c driving the speed-up curve. Moving a slider rewrites one SVG string."""
+
+    def __init__(self, alpha=0.75, k=4, c=0.05):
+        import ipywidgets as widgets
+
+        self.alpha = widgets.FloatSlider(value=alpha, min=0.0, max=0.99, step=0.01, description="α",
+                                         readout_format=".2f")
+        self.k = widgets.IntSlider(value=k, min=1, max=K_MAX, description="K")
+        self.c = widgets.FloatSlider(value=c, min=0.0, max=1.0, step=0.01, description="c", readout_format=".2f")
+        self.buttons = [widgets.Button(description=name, layout=widgets.Layout(width="auto")) for name, _, _ in HEADLINE]
+        for button, (_, a, cost) in zip(self.buttons, HEADLINE):
+            button.on_click(lambda b, a=a, cost=cost: self.preset(a, cost))
+        self.picture = widgets.HTML()
+        for s in (self.alpha, self.k, self.c):
+            s.observe(self.redraw, names="value")
+        self.widget = widgets.VBox([widgets.HBox(self.buttons), self.alpha, self.k, self.c, self.picture])
+        self.widget.add_class("spec-speedup-widget")
+        self.redraw()
+
+    @property
+    def view(self):
+        return speedup_view(self.alpha.value, self.k.value, self.c.value)
+
+    def preset(self, alpha, c):
+        """A headline point: α and c from the list, K set to the best K for them."""
+        self.alpha.value, self.c.value = alpha, c
+        self.k.value = best_k(alpha, c)
+        self.redraw()
+
+    def redraw(self, _change=None):
+        self.picture.value = speedup_svg(self.view)
+
+
+def speedup_widget(alpha=0.75, k=4, c=0.05):
+    """The interactive speed-up curve."""
+    widget = SpeedUp(alpha, k, c)
+    static = (f"<div class='spec-speedup-static'>{speedup_svg(widget.view)}"
+              "<p><i>Run this cell in JupyterLab to move the sliders.</i></p></div>")
+    return with_fallback(widget.widget, static)
+
+
+# --------------------------------------------------------------------------- two tiny character models
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_corpus.txt")
+
+
+@dataclass
+class CharModels:
+    """A bigram draft and a trigram target over the characters of a short text (add-``smoothing`` counts)."""
+    vocab: list
+    bigram: torch.Tensor    # [V, V]:    q(next | previous character)
+    trigram: torch.Tensor   # [V, V, V]: p(next | the two previous characters)
+
+    def encode(self, text):
+        return [self.vocab.index(ch) for ch in text]
+
+    def decode(self, ids):
+        return "".join(self.vocab[i] for i in ids)
+
+
+def fit_char_models(path=CORPUS, smoothing=0.02):
+    """Count bigrams and trigrams of the text at ``path`` (a second at most; no downloads, no weights)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read().replace("\n", " ")
+    vocab = sorted(set(text))
+    ids = torch.tensor([vocab.index(ch) for ch in text])
+    v = len(vocab)
+    bigram = torch.full((v, v), smoothing, dtype=torch.float64)
+    bigram.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1, dtype=torch.float64), accumulate=True)
+    trigram = torch.full((v, v, v), smoothing, dtype=torch.float64)
+    trigram.index_put_((ids[:-2], ids[1:-1], ids[2:]), torch.ones(len(ids) - 2, dtype=torch.float64), accumulate=True)
+    return CharModels(vocab, (bigram / bigram.sum(-1, keepdim=True)).float(),
+                      (trigram / trigram.sum(-1, keepdim=True)).float())
+
+
+@dataclass
+class Generation:
+    text: str
+    steps: int              # target calls
+    tokens: int             # tokens emitted
+    verified: int           # drafted positions the target looked at
+    accepted: int           # of those, accepted
+    alpha: float            # mean Σ min(p, q) over the verified positions
+    k: int
+
+    @property
+    def tokens_per_call(self):
+        return self.tokens / self.steps
+
+    @property
+    def acceptance(self):
+        return self.accepted / self.verified if self.verified else 0.0
+
+
+def generate(step, models, prompt="the ", steps=200, k=4, seed=0):
+    """Generate with ``step`` (a speculative_step): the bigram drafts k characters, the trigram verifies.
+
+    Each step: draft k characters one by one from q(· | previous), score the k + 1 positions with
+    p(· | two previous), call ``step(draft_probs, target_probs, draft_tokens)``, keep what it returns.
+    """
+    ids = models.encode(prompt)
+    verified = accepted = 0
+    alpha_sum = 0.0
+    emitted = 0
+    with _seeded(seed):
+        for _ in range(steps):
+            context, drafts, q_rows = list(ids), [], []
+            for _ in range(k):
+                q = models.bigram[context[-1]]
+                token = int(torch.multinomial(q, 1))
+                drafts.append(token)
+                q_rows.append(q)
+                context.append(token)
+            p_rows = [models.trigram[context[len(ids) + j - 2], context[len(ids) + j - 1]] for j in range(k + 1)]
+            new = step(torch.stack(q_rows), torch.stack(p_rows), drafts)
+            n_accepted = len(new) - 1
+            reached = min(n_accepted + 1, k)  # positions verified: the accepted ones, and the rejected one if any
+            verified += reached
+            accepted += n_accepted
+            alpha_sum += sum(torch.minimum(p_rows[j], q_rows[j]).sum().item() for j in range(reached))
+            ids += new
+            emitted += len(new)
+    return Generation(models.decode(ids), steps, emitted, verified, accepted, alpha_sum / max(verified, 1), k)
+
+
+def _seeded(seed):
+    from spec_checks import seeded
+    return seeded(seed)
+
+
+def generation_summary(gen, c=0.05):
+    """Measured against the formula: acceptance, tokens per target call, and the speed-up for draft cost c."""
+    formula = expected_tokens_per_call(gen.alpha, gen.k)
+    return [f"alpha (mean Σ min(p, q) where verified) = {gen.alpha:.3f};  measured acceptance = {gen.acceptance:.3f}",
+            f"tokens per target call: measured {gen.tokens_per_call:.3f}, formula (1 - α^(K+1)) / (1 - α) = {formula:.3f}",
+            f"speed-up for c = {c}: measured {gen.tokens_per_call / (gen.k * c + 1):.2f}×, "
+            f"formula {expected_speedup(gen.alpha, gen.k, c):.2f}×"]

@@ -1,0 +1,629 @@
+"""Test helpers for the Level 24 notebooks: scripted torch.rand and torch.multinomial, one checked call.
+
+The visible tests use these helpers, and so do the hidden ones, so read them
+freely: they hold no answers. Every case lives in the notebooks.
+
+    case = Case(draft_rows, target_rows, draft_tokens)   # full probability rows, [K, V] and [K(+1), V]
+    run = run_step(speculative_step, case, draws=[0.5], picks=[3])
+    run.tokens        # the result as a list of ints (None if it was not a list of ids)
+    run.events        # every torch.rand and torch.multinomial call, in order
+    run.multinomials  # [(num_samples, [the values passed])] for each torch.multinomial call
+    run.problem       # None, or one sentence that says what went wrong
+
+``run_step`` replaces ``torch.rand`` (scripted draws, like Level 23) and
+``torch.multinomial`` (and the tensor method ``.multinomial``) for the length of
+one call. The stand-in multinomial records the values it is given and hands out
+the scripted token ids in ``picks``; it refuses what the real one refuses
+(negative, nan or all-zero weights) with the same error. Nothing raises inside
+your code on our account: the record is read after the call returns.
+"""
+
+import builtins
+import contextlib
+import math
+import random
+import signal
+import threading
+
+import torch
+
+_type = (0).__class__.__class__   # type
+_list = [].__class__              # list
+_int = (0).__class__              # int
+_float = (0.0).__class__          # float
+# Functions the student writes, and the helpers that call one of them. When grading, the
+# checks run in the grader's own process and these helpers call the student's function
+# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+STUDENT_FUNCTIONS = ("verify_and_correct", "speculative_step")
+REMOTE_HELPERS = ("run_step", "sample_steps")
+TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/diagnosis.py)
+_equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
+_real_rand, _real_multinomial, _real_method = torch.rand, torch.multinomial, torch.Tensor.multinomial
+_OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+_OVERFLOW_PICK = 0      # token id handed out past the script
+CALL_BUDGET_SECONDS = 1.0
+SAMPLE_BUDGET_SECONDS = 8.0  # for a few thousand calls (about 0.3 ms each), inside the 10 s limit of a check
+DIGITS = 7              # values passed to torch.multinomial are reported to 7 decimals (checks use 1e-6)
+TOLERANCE = 1e-6
+
+
+class TimeBudgetExceeded(Exception):
+    """The function ran longer than its budget (probably an endless loop)."""
+
+
+@contextlib.contextmanager
+def seeded(seed):
+    """Seed torch, random and numpy for a block, then put their states back."""
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    saved = torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if numpy:
+        numpy.random.seed(seed)
+    try:
+        yield
+    finally:
+        torch.set_rng_state(saved[0])
+        random.setstate(saved[1])
+        if numpy:
+            numpy.random.set_state(saved[2])
+
+
+@contextlib.contextmanager
+def time_budget(seconds, name="your function"):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise TimeBudgetExceeded(f"{name} ran longer than {seconds:g} s: is there an endless loop?")
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_BUILTIN_FUNCTION = _type([].append)
+_NAMES_USED_HERE = ("tuple", "float", "round", "any", "all", "zip", "enumerate", "repr", "max", "range", "bool",
+                    "getattr", "TypeError", "BaseException", "RuntimeError")
+
+
+def _rebound_builtins():
+    """Names of builtins this module uses that no longer hold Python's own objects."""
+    table = builtins.__dict__
+    bad = []
+    for name in _NAMES_USED_HERE:
+        obj = table.get(name)
+        genuine = _type(obj) is _BUILTIN_FUNCTION or (_type(obj) is _type and obj.__module__ == "builtins")
+        if not genuine:
+            bad.append(name)
+    return bad
+
+
+def _count(items):
+    return items.__len__()
+
+
+# ------------------------------------------------------------------ cases
+
+class Case:
+    """One test input: full probability rows of both models and the drafted tokens.
+
+    ``draft_rows`` has K rows (the draft's distribution at each drafted position),
+    ``target_rows`` has K rows (notebook 01) or K + 1 rows (notebook 02: the last one is
+    the target's distribution after all K drafts), each over the same V tokens.
+    ``tokens_as="tensor"`` passes the token ids as a ``torch.LongTensor``.
+    """
+
+    def __init__(self, draft_rows, target_rows, draft_tokens, tokens_as="list"):
+        draft_rows = [[_float(x) for x in row] for row in draft_rows]
+        target_rows = [[_float(x) for x in row] for row in target_rows]
+        self.wire = [draft_rows, target_rows, [_int(t) for t in draft_tokens], tokens_as]
+        vocab = _count(target_rows[0])
+        self.vocab = vocab
+        self.draft_probs = torch.tensor(draft_rows, dtype=torch.float32).reshape(_count(draft_rows), vocab)
+        self.target_probs = torch.tensor(target_rows, dtype=torch.float32).reshape(_count(target_rows), vocab)
+        ids = [_int(t) for t in draft_tokens]
+        self.ids = ids
+        self.draft_tokens = torch.tensor(ids, dtype=torch.long) if tokens_as == "tensor" else ids
+
+    @property
+    def k(self):
+        return _count(self.ids)
+
+    def p_over_q(self, i):
+        token_id = self.ids[i]
+        return self.target_probs[i, token_id].item() / self.draft_probs[i, token_id].item()
+
+    def row(self, which, i):
+        """Row ``i`` of the target ("p") or draft ("q") as float64 values."""
+        probs = self.target_probs if which == "p" else self.draft_probs
+        return [_float(x) for x in probs[i].double()]
+
+
+def residual(case, i, normalised=True, flip=False):
+    """max(0, p - q) at row i (``flip``: max(0, q - p)), normalised to sum 1 unless told not to."""
+    p, q = case.row("p", i), case.row("q", i)
+    values = [max(0.0, (b - a) if flip else (a - b)) for a, b in zip(p, q)]
+    total = sum(values)
+    if normalised and total > 0:
+        values = [v / total for v in values]
+    return values
+
+
+def acceptance_rate(case, i=0):
+    """alpha at row i: sum over tokens of min(p, q)."""
+    return sum(min(a, b) for a, b in zip(case.row("p", i), case.row("q", i)))
+
+
+def lesson_case():
+    """The lesson's small example: a vocabulary of 4 tokens, one drafted position (token 1)."""
+    return Case([LESSON_Q], [LESSON_P], [1])
+
+
+LESSON_P = [0.5, 0.2, 0.2, 0.1]   # the target's row p over tokens 0..3
+LESSON_Q = [0.2, 0.5, 0.1, 0.2]   # the draft's row q
+
+
+# ------------------------------------------------------------------ scripted randomness
+
+class Script:
+    """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
+
+    def __init__(self, draws=(), picks=()):
+        self.draws = [_float(d) for d in draws]
+        self.picks = [_int(t) for t in picks]
+        self.events = []       # ["rand", shape] or ["multinomial", num_samples, values]
+        self.rand_calls = self.pick_calls = 0
+
+    def rand(self, *size, **kwargs):
+        shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
+        try:
+            shape = tuple(_int(n) for n in shape)
+        except TypeError:
+            shape = ()
+        self.events.append(["rand", [n for n in shape]])
+        value = self.draws[self.rand_calls] if self.rand_calls < _count(self.draws) else _OVERFLOW_DRAW
+        self.rand_calls += 1
+        if shape == (1,) or any(n < 1 for n in shape) or not shape:
+            return torch.tensor([value], dtype=torch.float64)
+        return torch.full(shape, value, dtype=torch.float64)
+
+    def multinomial(self, input, num_samples=1, replacement=False, *, generator=None, out=None):
+        weights = input.detach().double()
+        if weights.dim() not in (1, 2):
+            raise RuntimeError("prob_dist must be 1 or 2 dim")
+        n = _int(num_samples)
+        rows = weights if weights.dim() == 2 else weights.reshape(1, -1)
+        values = [round(_float(x), DIGITS) for x in rows.reshape(-1)]
+        self.events.append(["multinomial", n, values])
+        if not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((rows.sum(dim=1) <= 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        chosen = []
+        for _ in range(rows.shape[0] * max(n, 0)):
+            chosen.append(self.picks[self.pick_calls] if self.pick_calls < _count(self.picks) else _OVERFLOW_PICK)
+            self.pick_calls += 1
+        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], max(n, 0))
+        return result if weights.dim() == 2 else result.reshape(-1)
+
+    def method(self):
+        script = self
+
+        def multinomial(tensor, num_samples=1, replacement=False, *, generator=None):
+            return script.multinomial(tensor, num_samples, replacement)
+        return multinomial
+
+
+class Run:
+    """What one call of the student's function did."""
+
+    result = tokens = error = problem = None
+    result_type, result_repr = "NoneType", "None"
+    function = "your function"
+    events = ()
+    inputs_changed = replaced = False
+    rebound = ()
+
+    @property
+    def multinomials(self):
+        return [(e[1], e[2]) for e in self.events if e[0] == "multinomial"]
+
+    @property
+    def rand_calls(self):
+        return sum(1 for e in self.events if e[0] == "rand")
+
+    @property
+    def order(self):
+        """The calls as a string: r for torch.rand, m for torch.multinomial (e.g. 'rrm')."""
+        return "".join("r" if e[0] == "rand" else "m" for e in self.events)
+
+    def __repr__(self):
+        return f"Run(tokens={self.tokens!r}, order={self.order!r}, problem={self.problem!r})"
+
+
+def _as_tokens(result):
+    """The result as a list of Python ints, or None when it is not a plain list of ids."""
+    if _type(result) is not _list:
+        return None
+    tokens = []
+    for item in result:
+        if _type(item) is _int:
+            tokens.append(item)
+        elif torch.is_tensor(item) and item.numel() == 1 and not item.is_floating_point():
+            tokens.append(_int(item.item()))
+        else:
+            return None
+    return tokens
+
+
+def _snapshot(case):
+    tokens = case.draft_tokens
+    return (case.draft_probs.clone(), case.target_probs.clone(),
+            tokens.clone() if _is_tensor(tokens) else _list(tokens))
+
+
+def _same(a, b):
+    if _is_tensor(a):
+        return _is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and _equal(a, b)
+    return _type(b) is _list and a == b
+
+
+def run_step(function, case, draws=(), picks=()):
+    """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
+    run = Run()
+    run.function = _name(function)
+    before = _snapshot(case)
+    script = Script(draws, picks)
+    fakes = (script.rand, script.multinomial, script.method())
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
+    try:
+        with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(2400):
+            run.result = function(case.draft_probs, case.target_probs, case.draft_tokens)
+    except BaseException as exc:  # the student's error is what we report
+        run.error = f"{_type(exc).__name__}: {exc}"
+    finally:
+        now = (torch.rand, torch.multinomial, torch.Tensor.multinomial)
+        run.replaced = not all(a is b for a, b in zip(now, fakes))
+        torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    run.events = script.events
+    run.tokens = _as_tokens(run.result)
+    run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
+    after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
+    run.rebound = _rebound_builtins()
+    run.problem = _first_problem(run, run.function)
+    return run
+
+
+def _name(function):
+    name = getattr(function, "__name__", None)
+    return name if name in STUDENT_FUNCTIONS else "your function"
+
+
+def _first_problem(run, name):
+    if run.rebound:
+        return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
+    if run.replaced:
+        return "your code replaced torch.rand or torch.multinomial: call them, and leave them alone"
+    if run.error is not None and run.error.startswith("NotImplementedError"):
+        return f"NotImplementedError: {name} is not written yet; replace the raise line with your code"
+    if run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error):
+        return (f"torch.multinomial refused what you gave it ({run.error}): pass the weights of one row, "
+                "none negative and not all zero")
+    if run.error is not None:
+        return f"{name} raised {run.error}"
+    if run.tokens is None:
+        return (f"{name} should return a plain Python list of token ids (ints), "
+                f"but it returned a {run.result_type}: {run.result_repr}")
+    return None
+
+
+def _close(values, expected, tol=TOLERANCE):
+    return (_count(values) == _count(expected)
+            and all(math.isfinite(a) and abs(a - b) <= tol for a, b in zip(values, expected)))
+
+
+def _fmt(values):
+    return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
+
+
+def distribution_problem(values, case, i, what="the correction"):
+    """Why ``values`` (what was passed to torch.multinomial) is not row i's normalised residual, or None."""
+    want = residual(case, i)
+    if _close(values, want):
+        return None
+    raw = residual(case, i, normalised=False)
+    if _close(values, raw):
+        return (f"{what} was drawn from max(0, p - q) without normalising it: its values sum to {sum(raw):.3g}, "
+                "not 1. Divide the residual by its sum before torch.multinomial")
+    if _close(values, case.row("p", i)):
+        return f"{what} was drawn from p, the target's row: after a rejection, draw from the residual max(0, p - q), normalised"
+    if _close(values, case.row("q", i)):
+        return f"{what} was drawn from q, the draft's row: draw from the residual max(0, p - q), normalised"
+    if _close(values, residual(case, i, flip=True)) or _close(values, residual(case, i, False, flip=True)):
+        return f"{what} was drawn from max(0, q - p): the residual is max(0, p - q), target minus draft"
+    for j in range(case.draft_probs.shape[0]):
+        if j != i and (_close(values, residual(case, j)) or _close(values, residual(case, j, normalised=False))):
+            return (f"{what} used row {j}, but the rejection was at position {i}: take the residual of row i, "
+                    "the rejected position")
+    return (f"{what} was drawn from {_fmt(values)}, not from the normalised residual max(0, p - q) of row {i}, "
+            f"{_fmt(want)}")
+
+
+# ------------------------------------------------------------------ the checks
+
+def correction_problem(run, case, i, draws_before):
+    """The correction after a rejection at position i, which used the coin number ``draws_before``.
+
+    Checks, in order: no torch.multinomial call before that coin, exactly one after it, with
+    num_samples=1 and row i's normalised residual; None when all hold.
+    """
+    if run.problem is not None:
+        return run.problem
+    order = run.order
+    coins = [k for k, c in enumerate(order) if c == "r"]
+    multis = run.multinomials
+    if not multis:
+        return (f"torch.multinomial was never called: after the rejection at position {i}, sample one correction "
+                "token with torch.multinomial(residual, 1)")
+    if _count(coins) < draws_before:
+        return (f"torch.rand was called {_count(coins)} time(s), but the rejection at position {i} needs "
+                f"{draws_before} coin(s) first (one per p < q position, as in Level 23)")
+    rejecting = coins[draws_before - 1]
+    if "m" in order[:rejecting]:
+        return ("torch.multinomial was called before the coin that rejected (calls in order: "
+                f"{_calls(order)}): draw the correction only after a rejection")
+    if _count(multis) > 1:
+        return (f"torch.multinomial was called {_count(multis)} times: after a rejection, draw exactly one "
+                "correction token, then stop")
+    if multis[0][0] != 1:
+        return f"torch.multinomial was asked for {multis[0][0]} samples: one correction token needs num_samples=1"
+    return distribution_problem(multis[0][1], case, i)
+
+
+def _calls(order):
+    return ", ".join("rand" if c == "r" else "multinomial" for c in order) or "none"
+
+
+def tokens_problem(run, expected):
+    """The returned tokens against ``expected``; None when they match."""
+    if run.problem is not None:
+        return run.problem
+    if run.tokens != [_int(t) for t in expected]:
+        return f"got {run.tokens}, expected {[_int(t) for t in expected]}"
+    return None
+
+
+def bonus_problem(run, case):
+    """All K drafts accepted: exactly one torch.multinomial call, after every coin, on the target's row K."""
+    if run.problem is not None:
+        return run.problem
+    multis = run.multinomials
+    k = case.k
+    if not multis:
+        return (f"all {k} drafts were accepted but torch.multinomial was never called: sample one bonus token "
+                f"from target_probs[{k}] (row K)")
+    if "m" in run.order.rstrip("m"):
+        return f"torch.multinomial was called before the last coin (calls in order: {_calls(run.order)})"
+    if _count(multis) > 1:
+        return f"torch.multinomial was called {_count(multis)} times: one bonus token needs exactly one call"
+    if multis[0][0] != 1:
+        return f"torch.multinomial was asked for {multis[0][0]} samples: the bonus needs num_samples=1"
+    values = multis[0][1]
+    if _close(values, case.row("p", k)):
+        return None
+    if k > 0 and _close(values, case.row("p", k - 1)):
+        return (f"the bonus token was drawn from target_probs[{k - 1}] (row K-1): after K accepted drafts the "
+                f"next token's distribution is target_probs[{k}] (row K)")
+    if k > 0 and _close(values, case.row("q", k - 1)):
+        return f"the bonus token was drawn from the draft's row: draw it from the target, target_probs[{k}]"
+    return f"the bonus token was drawn from {_fmt(values)}, not from target_probs[{k}] = {_fmt(case.row('p', k))}"
+
+
+def check(problem, hint=""):
+    """Raise AssertionError with the problem (and ``hint``) when there is one."""
+    if problem is not None:
+        raise AssertionError(f"{problem}. {hint}".strip() if hint else f"{problem}.")
+
+
+# ------------------------------------------------------------------ statistics
+
+def sample_steps(function, case, trials, seed):
+    """Run ``case`` ``trials`` times with the real torch.rand and torch.multinomial under a fixed seed.
+
+    Returns (counts of the first emitted token per token id, mean number of tokens returned).
+    The same seed gives the same draws, so the same code gets the same grade.
+    """
+    counts = [0] * case.vocab
+    total = 0
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    try:
+        with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, _name(function)):
+            for _ in range(trials):
+                tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
+                if tokens is None:
+                    raise AssertionError(f"{_name(function)} should return a plain Python list of token ids")
+                if tokens and 0 <= tokens[0] < case.vocab:
+                    counts[tokens[0]] += 1
+                total += _count(tokens)
+    finally:
+        torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    return counts, total / trials
+
+
+def tv_distance(counts, probs):
+    """Total-variation distance between the empirical distribution of ``counts`` and ``probs``."""
+    n = sum(counts)
+    return 0.5 * sum(abs(c / n - p) for c, p in zip(counts, probs)) if n else 1.0
+
+
+def chi_square(counts, probs):
+    """(statistic, p-value) of Pearson's chi-square test of ``counts`` against ``probs``.
+
+    Tokens with probability 0 must have count 0 (else the p-value is 0) and add no degree of freedom.
+    """
+    n = sum(counts)
+    stat, cells = 0.0, 0
+    for c, p in zip(counts, probs):
+        if p <= 0:
+            if c:
+                return math.inf, 0.0
+            continue
+        stat += (c - n * p) ** 2 / (n * p)
+        cells += 1
+    dof = max(cells - 1, 1)
+    p_value = torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64),
+                                      torch.tensor(stat / 2, dtype=torch.float64)).item()
+    return stat, p_value
+
+
+def expected_tokens_per_call(alpha, k):
+    """(1 - alpha^(K+1)) / (1 - alpha): tokens per target call when every position accepts with alpha."""
+    return k + 1.0 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+
+
+def expected_speedup(alpha, k, c):
+    """(1 - alpha^(K+1)) / ((1 - alpha)(K c + 1)): the speed-up when one draft call costs c target calls."""
+    return expected_tokens_per_call(alpha, k) / (k * c + 1)
+
+
+# ------------------------------------------------------------------ wire format
+# The grader sends a Case and the script to the student's kernel, and reads back a Run
+# as plain JSON data. The kernel never holds the expected answers or the checks.
+
+_RUN_FIELDS = {"function": (str,), "tokens": (list, type(None)), "events": (list,), "error": (str, type(None)),
+               "inputs_changed": (bool,), "replaced": (bool,), "rebound": (list,),
+               "result_type": (str,), "result_repr": (str,)}
+
+
+def case_from_wire(wire):
+    draft_rows, target_rows, tokens, tokens_as = wire
+    return Case(draft_rows, target_rows, tokens, tokens_as=tokens_as)
+
+
+def to_wire(helper, result):
+    """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
+    if helper == "sample_steps":
+        return [[_int(c) for c in result[0]], _float(result[1])]
+    return {"function": result.function, "tokens": result.tokens, "events": result.events, "error": result.error,
+            "inputs_changed": result.inputs_changed, "replaced": result.replaced, "rebound": list(result.rebound),
+            "result_type": result.result_type, "result_repr": result.result_repr}
+
+
+def _valid_event(e):
+    if type(e) is not list or not e:
+        return False
+    if e[0] == "rand":
+        return len(e) == 2 and type(e[1]) is list and all(type(n) is int for n in e[1])
+    return (e[0] == "multinomial" and len(e) == 3 and type(e[1]) is int and type(e[2]) is list
+            and len(e[2]) <= 10_000 and all(type(x) in (int, float) for x in e[2]))
+
+
+def from_wire(helper, data):
+    """A reply from the student's kernel, checked field by field (in the grader). Raises ValueError."""
+    if helper == "sample_steps":
+        if not (isinstance(data, list) and len(data) == 2 and isinstance(data[0], list)
+                and all(type(c) is int and c >= 0 for c in data[0]) and type(data[1]) in (int, float)):
+            raise ValueError("a malformed sample_steps reply")
+        return list(data[0]), float(data[1])
+    if not isinstance(data, dict) or set(data) != set(_RUN_FIELDS):
+        raise ValueError("a malformed run_step reply")
+    for name, types in _RUN_FIELDS.items():
+        if type(data[name]) not in types:
+            raise ValueError(f"a malformed run_step reply ({name})")
+    if data["tokens"] is not None and not all(type(t) is int for t in data["tokens"]):
+        raise ValueError("a malformed run_step reply (tokens)")
+    if len(data["events"]) > 1000 or not all(_valid_event(e) for e in data["events"]):
+        raise ValueError("a malformed run_step reply (events)")
+    run = Run()
+    run.tokens, run.error, run.events = data["tokens"], data["error"], data["events"]
+    run.inputs_changed, run.replaced = data["inputs_changed"], data["replaced"]
+    run.rebound = [str(n) for n in data["rebound"]]
+    run.result_type, run.result_repr = data["result_type"][:40], data["result_repr"][:80]
+    run.function = data["function"] if data["function"] in STUDENT_FUNCTIONS else "your function"
+    run.problem = _first_problem(run, run.function)
+    return run
+
+
+def close(a, b, tol):
+    return math.isfinite(a) and abs(a - b) <= tol
+
+
+# ------------------------------------------------------------------ the notebooks' cases and checks
+
+# The visible case: vocabulary of 4, K = 2. Position 0 drafts token 0 with p = 0.4 >= q = 0.3 (accepted,
+# no draw); position 1 drafts token 1 with p = 0.2 < q = 0.5 (p/q = 0.4), the lesson's row. Notebook 02
+# adds row K = 2 of the target, the distribution after both drafts.
+VISIBLE_DRAFT = [[0.3, 0.3, 0.2, 0.2], LESSON_Q]
+VISIBLE_TARGET = [[0.4, 0.3, 0.2, 0.1], LESSON_P]
+VISIBLE_BONUS_ROW = [0.1, 0.2, 0.3, 0.4]
+
+
+def visible_case(bonus_row=False):
+    """The visible test's tensors (with ``bonus_row``: target_probs gets row K, for notebook 02)."""
+    return Case(VISIBLE_DRAFT, VISIBLE_TARGET + ([VISIBLE_BONUS_ROW] if bonus_row else []), [0, 1])
+
+
+def call_order_problem(run, coins_before):
+    """No torch.multinomial call before coin number ``coins_before`` (the one that rejects, or the last one)."""
+    if run.problem is not None:
+        return run.problem
+    coins = [k for k, c in enumerate(run.order) if c == "r"]
+    if coins_before and _count(coins) < coins_before:
+        return (f"torch.rand was called {_count(coins)} time(s), but this case needs {coins_before} coin(s) "
+                "first, one per p < q position, as in Level 23")
+    if coins_before and "m" in run.order[:coins[coins_before - 1]]:
+        return ("torch.multinomial was called before a coin (calls in order: "
+                f"{_calls(run.order)}): sample the new token only once the coins have decided")
+    return None
+
+
+def one_new_token_problem(run, accepted):
+    """Exactly one torch.multinomial call, for one sample, and exactly one token after the ``accepted`` prefix."""
+    if run.problem is not None:
+        return run.problem
+    multis = run.multinomials
+    if _count(multis) != 1:
+        return (f"torch.multinomial was called {_count(multis)} time(s): a step draws exactly one new token, "
+                "with exactly one call")
+    if multis[0][0] != 1:
+        return f"torch.multinomial was asked for {multis[0][0]} samples: one new token needs num_samples=1"
+    if _count(run.tokens) != accepted + 1:
+        return (f"got {_count(run.tokens)} token(s), {run.tokens}: the accepted prefix here has {accepted}, "
+                "and exactly one new token follows it")
+    return None
+
+
+def visible_problem_n1(run):
+    """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
+    case = visible_case()
+    return (correction_problem(run, case, 1, 1)
+            or _tokens_said(run, [0, 2], "position 0 is accepted (p >= q) and position 1 rejected, so the "
+                                         "result is token 0, then the correction token torch.multinomial gave (2)"))
+
+
+def visible_problem_n2(rejected, accepted):
+    """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
+    case = visible_case(bonus_row=True)
+    return (correction_problem(rejected, case, 1, 1)
+            or _tokens_said(rejected, [0, 2], "after the rejection the step returns the prefix [0] and the "
+                                              "correction token 2, and nothing more")
+            or bonus_problem(accepted, case)
+            or _tokens_said(accepted, [0, 1, 3], "both drafts were accepted (r = 0.1 < 0.4), so the step returns "
+                                                 "[0, 1] and the bonus token torch.multinomial gave (3)"))
+
+
+def _tokens_said(run, expected, why):
+    if run.tokens != expected:
+        return f"got {run.tokens}, expected {expected}: {why}"
+    return None

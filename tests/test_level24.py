@@ -1,0 +1,286 @@
+"""Level 24's helpers as plain functions: the scripted randomness, the checks' messages, the derivation,
+the experiment, the speed-up formula and its widget (headless), and the quizzes. No display, no nbgrader."""
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "source" / "level24_residual_and_bonus"))
+for name in ("spec_checks", "spec_widgets", "spec_quiz"):  # Level 23's modules of the same names may be loaded
+    sys.modules.pop(name, None)
+import spec_checks as sc  # noqa: E402
+import spec_widgets as sw  # noqa: E402
+
+for name in ("spec_checks", "spec_widgets", "spec_quiz"):
+    sys.modules.pop(name, None)
+
+
+def reference(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        accepted_tokens.append(int(torch.multinomial(residual / residual.sum(), 1).item()))
+        return accepted_tokens
+    accepted_tokens.append(int(torch.multinomial(target_probs[len(accepted_tokens)], 1).item()))
+    return accepted_tokens
+reference.__name__ = "speculative_step"
+
+
+def from_p(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        return accepted_tokens + [int(target_probs[i].multinomial(1))]  # the tensor method, from p
+    return accepted_tokens + [int(torch.multinomial(target_probs[len(draft_tokens)], 1))]
+
+
+# ------------------------------------------------------------------ scripted randomness
+
+def test_scripted_multinomial_records_calls_in_order_with_their_values():
+    run = sc.run_step(reference, sc.visible_case(bonus_row=True), draws=[0.7], picks=[2])
+    assert run.order == "rm" and run.tokens == [0, 2]
+    assert run.multinomials == [(1, [0.75, 0.0, 0.25, 0.0])]
+    assert sc.visible_problem_n2(run, sc.run_step(reference, sc.visible_case(True), draws=[0.1], picks=[3])) is None
+
+
+def test_the_tensor_method_is_scripted_too_and_the_real_functions_come_back():
+    real = torch.multinomial, torch.Tensor.multinomial, torch.rand
+    run = sc.run_step(from_p, sc.visible_case(bonus_row=True), draws=[0.7], picks=[1])
+    assert run.order == "rm" and run.tokens == [0, 1]
+    assert "drawn from p" in sc.correction_problem(run, sc.visible_case(True), 1, 1)
+    assert (torch.multinomial, torch.Tensor.multinomial, torch.rand) == real
+
+
+@pytest.mark.parametrize("weights", [[0.0, 0.0, 0.0], [0.5, -0.1, 0.6], [float("nan"), 0.5, 0.5]])
+def test_the_stand_in_refuses_what_torch_refuses_with_the_same_message(weights):
+    with pytest.raises(RuntimeError) as real:
+        torch.multinomial(torch.tensor(weights), 1)
+    with pytest.raises(RuntimeError) as fake:
+        sc.Script(picks=[0]).multinomial(torch.tensor(weights), 1)
+    assert str(fake.value) in str(real.value)
+
+
+def test_messages_name_each_wrong_distribution():
+    case = sc.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2]], [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4]], [1, 0])
+    said = lambda values: sc.distribution_problem(values, case, 1)  # noqa: E731
+    assert said(sc.residual(case, 1)) is None
+    assert "without normalising" in said(sc.residual(case, 1, normalised=False))
+    assert "drawn from p" in said(case.row("p", 1))
+    assert "drawn from q" in said(case.row("q", 1))
+    assert "max(0, q - p)" in said(sc.residual(case, 1, flip=True))
+    assert "used row 0" in said(sc.residual(case, 0))
+    near = [v + 2e-6 for v in sc.residual(case, 1)]
+    assert said(near) is not None, "the values are checked to within 1e-6"
+
+
+def test_from_wire_refuses_malformed_replies():
+    good = sc.to_wire("run_step", sc.run_step(reference, sc.visible_case(True), draws=[0.7], picks=[2]))
+    assert sc.from_wire("run_step", json.loads(json.dumps(good))).tokens == [0, 2]
+    for bad in ({**good, "events": [["multinomial", 1, "x"]]}, {**good, "tokens": [1.5]}, {**good, "extra": 1},
+                {**good, "events": [["rand"]] * 2}):
+        with pytest.raises(ValueError):
+            sc.from_wire("run_step", bad)
+    with pytest.raises(ValueError):
+        sc.from_wire("sample_steps", [[1, -2], 0.5])
+
+
+def test_sample_steps_is_seeded():
+    case = sc.Case([sc.LESSON_Q], [sc.LESSON_P, sc.LESSON_P], [1])
+    assert sc.sample_steps(reference, case, 500, seed=3) == sc.sample_steps(reference, case, 500, seed=3)
+
+
+# ------------------------------------------------------------------ statistics and formulas
+
+def test_chi_square_p_value_matches_the_closed_form_for_two_degrees_of_freedom():
+    stat, p_value = sc.chi_square([30, 50, 20], [0.25, 0.5, 0.25])
+    assert stat == pytest.approx(5 ** 2 / 25 + 0 + 5 ** 2 / 25)
+    assert p_value == pytest.approx(math.exp(-stat / 2), rel=1e-9)
+    assert sc.chi_square([1, 0], [0.0, 1.0])[1] == 0.0
+
+
+def test_tv_distance():
+    assert sc.tv_distance([50, 50], [0.5, 0.5]) == 0
+    assert sc.tv_distance([100, 0], [0.5, 0.5]) == pytest.approx(0.5)
+
+
+def test_speedup_formulas():
+    assert sc.expected_tokens_per_call(0.6, 3) == pytest.approx(1 + 0.6 + 0.36 + 0.216)
+    assert sc.expected_tokens_per_call(1.0, 3) == 4
+    assert sc.expected_speedup(0.75, 7, 0.0) == pytest.approx((1 - 0.75 ** 8) / 0.25)
+    assert sc.expected_speedup(0.5, 4, 1.0) < 1  # a draft as costly as the target never pays
+
+
+def test_the_derivation_adds_up_to_p():
+    rows = sw.exactness_rows()
+    assert [r["total"] for r in rows] == pytest.approx(sc.LESSON_P)
+    assert rows[0]["reject"] == pytest.approx(0.4)
+    g = torch.Generator().manual_seed(1)
+    for _ in range(20):
+        p, q = torch.rand(6, generator=g), torch.rand(6, generator=g)
+        p, q = (p / p.sum()).tolist(), (q / q.sum()).tolist()
+        assert [r["total"] for r in sw.exactness_rows(p, q)] == pytest.approx(p)
+
+
+def test_the_experiment_matches_p_and_the_formula_and_accept_only_does_not():
+    k = 3
+    sim = sw.simulate(torch.tensor([sc.LESSON_Q] * k), torch.tensor([sc.LESSON_P] * (k + 1)), n=100_000, seed=0)
+    assert sum(sim.speculative) == sum(sim.accept_only) == 100_000
+    assert sc.tv_distance(sim.speculative, sc.LESSON_P) < 0.01
+    assert sc.chi_square(sim.speculative, sc.LESSON_P)[1] > 0.01
+    assert sc.tv_distance(sim.accept_only, sc.LESSON_P) > 0.15
+    accept_only = [min(a, b) / 0.6 for a, b in zip(sc.LESSON_P, sc.LESSON_Q)]
+    assert sc.tv_distance(sim.accept_only, accept_only) < 0.01, "accept-only emits x with probability ∝ min(p, q)"
+    assert sim.tokens_per_call == pytest.approx(sc.expected_tokens_per_call(0.6, k), abs=0.01)
+    lines = sw.experiment_summary(sim)
+    assert "TV distance" in lines[0] and "p-value" in lines[1]
+
+
+# ------------------------------------------------------------------ speed-up widget
+
+def test_speedup_view_marks_the_best_k():
+    view = sw.speedup_view(0.8, 3, 0.1)
+    assert view["best"] == max(range(1, sw.K_MAX + 1), key=lambda k: sc.expected_speedup(0.8, k, 0.1))
+    assert view["best_speedup"] >= max(view["curve"]) - 1e-12
+    assert "best K" in view["text"]
+    assert sw.best_k(0.9, 0.0) == sw.K_MAX and sw.best_k(0.2, 0.5) == 1
+
+
+def test_headline_points_land_in_the_papers_range():
+    for _, alpha, c in sw.HEADLINE:
+        best = sw.speedup_view(alpha, sw.best_k(alpha, c), c)["speedup"]
+        assert 2.0 <= best <= 3.5
+
+
+def test_speedup_widget_redraws_from_its_sliders_and_presets():
+    widget = sw.SpeedUp(alpha=0.5, k=2, c=0.1)
+    before = widget.picture.value
+    widget.alpha.value = 0.9
+    assert widget.picture.value != before and "0.9" not in before
+    assert "class='best'" in widget.picture.value and "class='current'" in widget.picture.value
+    name, alpha, c = sw.HEADLINE[0]
+    widget.preset(alpha, c)
+    assert widget.k.value == sw.best_k(alpha, c) and widget.alpha.value == alpha
+    assert f"best K = {widget.k.value}" in widget.picture.value
+
+
+def test_quizzes_have_exactly_one_right_answer_and_a_reason_for_each_option():
+    for quiz_id, quiz in sw.QUIZZES.items():
+        verdicts = [sw.grade_choice(quiz_id, k) for k in range(len(quiz["options"]))]
+        assert sum(v.correct for v in verdicts) == 1, quiz_id
+        assert len(quiz["why"]) == len(quiz["options"])
+    assert {"l24_guess", "l24_check"} <= set(sw.QUIZZES)
+    assert "residual" in sw.QUIZZES["l24_guess"]["options"][sw.QUIZZES["l24_guess"]["answer"]]
+
+
+# ------------------------------------------------------------------ visible-test messages, with the answers they are for
+
+def visible_message(answer):
+    from grading import catalogue  # noqa: F401
+    ns = {"torch": torch}
+    exec(answer.code, ns)
+    if answer.notebook.startswith("01"):
+        return sc.visible_problem_n1(sc.run_step(ns["verify_and_correct"], sc.visible_case(), draws=[0.7], picks=[2]))
+    step = ns["speculative_step"]
+    return sc.visible_problem_n2(sc.run_step(step, sc.visible_case(True), draws=[0.7], picks=[2]),
+                                 sc.run_step(step, sc.visible_case(True), draws=[0.1], picks=[3]))
+
+
+def level24_answers():
+    sys.path.insert(0, str(ROOT))
+    from grading import catalogue
+    return {(a.notebook[:2], a.name): a for a in catalogue.load(assignment="level24_residual_and_bonus")}
+
+
+@pytest.mark.parametrize("key,says", [
+    (("01", "residual_q_minus_p"), "max(0, q - p)"), (("01", "not_normalised"), "without normalising"),
+    (("01", "residual_row_zero"), "used row 0"), (("01", "residual_from_p"), "drawn from p"),
+    (("01", "residual_from_q"), "drawn from q"), (("01", "multinomial_before_coin"), "before the coin"),
+    (("01", "two_corrections"), "2 samples"), (("01", "no_correction"), "never called"),
+    (("01", "appends_position"), "expected [0, 2]"),
+    (("02", "no_bonus"), "sample one bonus token from target_probs[2]"), (("02", "bonus_row_k_minus_1"), "row K-1"),
+    (("02", "bonus_after_reject"), "called 2 times"), (("02", "bonus_from_draft"), "draft's row"),
+    (("02", "bonus_before_coins"), "before the coin"), (("02", "bonus_replaces_last"), "expected [0, 1, 3]"),
+    (("02", "residual_q_minus_p"), "max(0, q - p)"),
+])
+def test_visible_message_names_the_mistake(key, says):
+    message = visible_message(level24_answers()[key])
+    assert message is not None and says in message, message
+
+
+def test_right_answers_pass_the_visible_tests():
+    for (nb, name), answer in level24_answers().items():
+        if answer.full_marks:
+            assert visible_message(answer) is None, (nb, name)
+
+
+# ------------------------------------------------------------------ the character models
+
+def test_char_models_are_distributions_and_generation_follows_the_formula_roughly():
+    models = sw.fit_char_models()
+    assert torch.allclose(models.bigram.sum(-1), torch.ones(len(models.vocab)))
+    assert torch.allclose(models.trigram.sum(-1), torch.ones(len(models.vocab), len(models.vocab)))
+    gen = sw.generate(reference, models, steps=150, k=4, seed=1)
+    assert gen.text.startswith("the ") and len(gen.text) == 4 + gen.tokens
+    assert gen.tokens == gen.accepted + gen.steps, "every step adds its accepted drafts and one new token"
+    assert 0.2 < gen.alpha < 0.9 and abs(gen.acceptance - gen.alpha) < 0.15
+    assert abs(gen.tokens_per_call - sc.expected_tokens_per_call(gen.alpha, 4)) < 0.4
+    assert "formula" in sw.generation_summary(gen)[1]
+
+
+# ------------------------------------------------------------------ feedback (the shared graded course)
+
+LEVEL24 = "level24_residual_and_bonus"
+
+
+def hidden_lines(notebook):
+    import nbformat
+    nb = nbformat.read(ROOT / "source" / LEVEL24 / f"{notebook}.ipynb", as_version=4)
+    lines = []
+    for cell in nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) > 12:
+                lines.append(line.strip())
+    return lines
+
+
+def feedback_text(graded_course, student, notebook):
+    import html as h
+    import re
+    return h.unescape(re.sub(r"<[^>]+>", "", graded_course.feedback(student, notebook, LEVEL24)))
+
+
+@pytest.mark.parametrize("student,notebook,says", [
+    ("demo-eve", "01_correction_token", "Diagnosis: you sample the correction from p"),
+    ("demo-eve", "02_bonus_and_step", "Diagnosis: no bonus token"),
+    ("l24-02-bonus-row-k-minus-1", "02_bonus_and_step", "(row K-1)"),
+    ("l24-01-multinomial-before-coin", "01_correction_token", "called before the coin"),
+])
+def test_level24_feedback_names_the_mistake_and_shows_no_hidden_code(graded_course, student, notebook, says):
+    text = feedback_text(graded_course, student, notebook)
+    assert says in text
+    leaked = [line for line in hidden_lines(notebook) if line in text]
+    assert not leaked, f"hidden test code in {student}'s feedback: {leaked[:3]}"
+    assert "BEGIN HIDDEN TESTS" not in text and "Traceback (most recent" not in text
+
+
+def test_level24_feedback_shows_the_widgets_as_static_pictures(graded_course):
+    text = feedback_text(graded_course, "demo-ada", "02_bonus_and_step")
+    assert "Run this cell in JupyterLab to answer" in text and "Run this cell in JupyterLab to move the sliders" in text
