@@ -246,9 +246,14 @@ LEVEL24 = "level24_residual_and_bonus"
 
 
 def hidden_lines(notebook):
+    """Every non-trivial line of hidden test code that the student's notebook does not show anyway.
+
+    (Notebook 02's own experiment cell sums counts the same way one hidden check does: seeing that
+    line in the feedback reveals nothing.)
+    """
     import nbformat
     nb = nbformat.read(ROOT / "source" / LEVEL24 / f"{notebook}.ipynb", as_version=4)
-    lines = []
+    hidden, shown = [], set()
     for cell in nb.cells:
         inside = False
         for line in cell.source.splitlines():
@@ -257,8 +262,10 @@ def hidden_lines(notebook):
             elif "END HIDDEN TESTS" in line:
                 inside = False
             elif inside and len(line.strip()) > 12:
-                lines.append(line.strip())
-    return lines
+                hidden.append(line.strip())
+            elif not inside:
+                shown.add(line.strip())
+    return [line for line in hidden if line not in shown]
 
 
 def feedback_text(graded_course, student, notebook):
