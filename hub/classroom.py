@@ -177,7 +177,7 @@ class Classroom:
             shutil.rmtree(self.venv)
         src = self.source_venv.resolve()
         shutil.copytree(src, self.venv, symlinks=True, copy_function=_link_or_copy,
-                        ignore=shutil.ignore_patterns("bin", "pyvenv.cfg"))
+                        ignore=lambda d, names: ["bin", "pyvenv.cfg"] if Path(d) == src else [])
         (self.venv / "bin").mkdir()
         for entry in (src / "bin").iterdir():
             target = self.venv / "bin" / entry.name
