@@ -8,17 +8,18 @@ removes only them) and starts JupyterHub, which starts each user's server as tha
 
 What ``Classroom.setup()`` lays out (``root`` is /srv/level23-hub unless told otherwise):
 
+    root/python     a copy of the Python that .venv was made from, when the users cannot read
+                    the original (a pyenv under /root, which is 0700): hard links, no space
     root/venv       the course's environment (.venv), readable by every user: the same files
-                    (hard links, so it costs no space), scripts pointing at root/venv, on the
-                    system's Python of the same version when the users cannot read the one
-                    .venv was made from (a pyenv under /root, which is 0700)
+                    (hard links), its scripts pointing at root/venv
     root/exchange   nbgrader's exchange, mode 0777 as nbgrader documents
     root/etc/jupyter           nbgrader_config.py for everyone: the exchange and the course id
     root/etc/jupyter-students  what students do not get: the formgrader and assignment creation
     root/etc/jupyter-instructors  the instructor's nbgrader config: the course's own config
     root/state      JupyterHub's database, cookie secret and proxy pid file
     /home/<prefix>instructor/level23   the course (source/, release/, the grading package),
-                    owned by the instructor, mode 0700: students cannot read source/
+                    owned by the instructor, mode 0700: students cannot read source/; its
+                    .venv is one more copy like root/venv, for `make grade`
 """
 
 import argparse
@@ -61,6 +62,68 @@ def readable_by_others(path):
                           capture_output=True).returncode == 0
 
 
+def readable_base(source, copy_to):
+    """The Python the venv ``source`` was made from, or a copy at ``copy_to`` when the users cannot
+    read it (a pyenv under /root, which is 0700): hard links, but a new python binary whose
+    library path is its own lib/ ($ORIGIN), not the original's."""
+    cfg = _venv_cfg(source)
+    base = Path(cfg["home"]).parent
+    if readable_by_others(base / "bin"):
+        return base
+    if not copy_to.exists():
+        shutil.copytree(base, copy_to, symlinks=True, copy_function=_link_or_copy,
+                        ignore=lambda d, names: ["site-packages"] if Path(d) == base / "lib" / f"python{cfg['version'][:4]}" else [])
+        old = str(base / "lib").encode() + b"\0"
+        for exe in (copy_to / "bin").iterdir():
+            if exe.is_symlink() or not exe.is_file():
+                continue
+            data = exe.read_bytes()
+            if old in data and data.startswith(b"\x7fELF"):
+                new = b"$ORIGIN/../lib"  # never longer than the path it replaces: the ELF keeps its layout
+                data = data.replace(old, new + b"\0" * (len(old) - len(new)))
+                mode = exe.stat().st_mode
+                exe.unlink()  # a hard link to the original: write a new file instead
+                exe.write_bytes(data)
+                os.chmod(exe, mode)
+    return copy_to
+
+
+def _venv_cfg(venv):
+    return dict(line.split(" = ", 1) for line in (Path(venv) / "pyvenv.cfg").read_text().splitlines() if " = " in line)
+
+
+def relocate_venv(source, target, base):
+    """A copy of the venv ``source`` at ``target`` on the Python ``base``: the same files (hard
+    links), its scripts and its python re-pointed."""
+    source = Path(source).resolve()
+    cfg = _venv_cfg(source)
+    made_from = Path(cfg["home"]).parent
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target, symlinks=True, copy_function=_link_or_copy,
+                    ignore=lambda d, names: ["bin", "pyvenv.cfg"] if Path(d) == source else [])
+    (target / "bin").mkdir()
+    for entry in (source / "bin").iterdir():
+        new = target / "bin" / entry.name
+        if entry.is_symlink():
+            link = os.readlink(entry)
+            if link.startswith(str(made_from)):  # python -> the base interpreter
+                link = str(base) + link[len(str(made_from)):]
+            os.symlink(link, new)
+        else:
+            data = entry.read_bytes()
+            if data.startswith(b"#!"):  # console scripts name the venv's python
+                data = data.replace(str(source).encode(), str(target).encode())
+            new.write_bytes(data)  # a new file: the source's scripts stay as they are
+            shutil.copymode(entry, new)
+    cfg["home"] = str(base / "bin")
+    cfg.pop("command", None)
+    if "executable" in cfg:
+        cfg["executable"] = str(target / "bin" / Path(cfg["executable"]).name)
+    (target / "pyvenv.cfg").write_text("".join(f"{k} = {v}\n" for k, v in cfg.items()))
+    (target / ".installed").touch()  # `make grade` in the course sees an installed environment
+
+
 class Classroom:
     def __init__(self, root=DEFAULT_ROOT, prefix=DEFAULT_PREFIX, port=8000, api_port=8081, proxy_api_port=8001,
                  venv=REPO / ".venv"):
@@ -77,6 +140,10 @@ class Classroom:
     @property
     def users(self):
         return [self.instructor, *self.students]
+
+    @property
+    def base_python(self):
+        return readable_base(self.source_venv, self.root / "python")
 
     @property
     def venv(self):
@@ -160,44 +227,8 @@ class Classroom:
                        text=True, check=True)
 
     def make_environment(self):
-        """root/venv: the course's .venv, readable by the users, scripts re-pointed at it."""
-        cfg = dict(line.split(" = ", 1) for line in (self.source_venv / "pyvenv.cfg").read_text().splitlines()
-                   if " = " in line)
-        base = Path(cfg["home"]).parent  # the Python the venv was made from
-        if not readable_by_others(base / "bin"):
-            # A pyenv under /root, say: the users cannot run it. The system's Python of the same
-            # minor version runs the same wheels (copying the pyenv Python breaks its rpath).
-            version = ".".join(cfg["version"].split(".")[:2]) if "version" in cfg else cfg["version_info"][:4]
-            system = Path(f"/usr/bin/python{version}")
-            if not system.exists():
-                raise RuntimeError(f"the users cannot read the course's Python ({base}) and there is no {system}: "
-                                   f"make the course's .venv from a Python every user can read")
-            base = Path("/usr")
-        if self.venv.exists():
-            shutil.rmtree(self.venv)
-        src = self.source_venv.resolve()
-        shutil.copytree(src, self.venv, symlinks=True, copy_function=_link_or_copy,
-                        ignore=lambda d, names: ["bin", "pyvenv.cfg"] if Path(d) == src else [])
-        (self.venv / "bin").mkdir()
-        for entry in (src / "bin").iterdir():
-            target = self.venv / "bin" / entry.name
-            if entry.is_symlink():
-                link = os.readlink(entry)
-                if link.startswith(str(Path(cfg["home"]).parent)):  # python -> the base interpreter
-                    link = str(base) + link[len(str(Path(cfg["home"]).parent)):]
-                os.symlink(link, target)
-            else:
-                data = entry.read_bytes()
-                if data.startswith(b"#!"):  # console scripts name the venv's python
-                    data = data.replace(str(src).encode(), str(self.venv).encode())
-                target.write_bytes(data)
-                shutil.copymode(entry, target)
-        cfg["home"] = str(base / "bin")
-        cfg.pop("command", None)
-        if "executable" in cfg:
-            cfg["executable"] = str(self.venv / "bin" / Path(cfg["executable"]).name)
-        (self.venv / "pyvenv.cfg").write_text("".join(f"{k} = {v}\n" for k, v in cfg.items()))
-        (self.venv / ".installed").touch()  # the course copy's `make grade` sees an installed environment
+        """root/venv: the course's .venv, readable by the users."""
+        relocate_venv(self.source_venv, self.venv, self.base_python)
 
     def make_exchange(self):
         self.exchange.mkdir(exist_ok=True)
@@ -236,9 +267,11 @@ class Classroom:
                 shutil.copytree(src, self.course / name, ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
             else:
                 shutil.copy2(src, self.course / name)
-        (self.course / ".venv").symlink_to(self.venv)
-        subprocess.run(["chown", "-R", "--no-dereference", f"{self.instructor}:{self.instructor}", str(self.course)],
-                       check=True)
+        subprocess.run(["chown", "-R", f"{self.instructor}:{self.instructor}", str(self.course)], check=True)
+        # The course's own .venv (root's, read-only for the instructor: its files are hard links).
+        # A real folder, not a link to root/venv: the grading sandbox mounts the environment at
+        # the path Python runs from.
+        relocate_venv(self.source_venv, self.course / ".venv", self.base_python)
 
     # ---- the instructor's first steps ----------------------------------------------------------
     def generate(self):

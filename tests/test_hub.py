@@ -280,8 +280,10 @@ def test_one_assignment_through_the_hub(room, browser):
         own = page_a.request.get(f"{api}/{ASSIGNMENT}")
         assert own.status == 200 and NB in own.text()
         peek = page_a.request.get(f"{api}/instructors-course/source/{ASSIGNMENT}")
-        assert peek.status in (403, 404), peek.status
-        assert "hidden" not in peek.text().lower() and NB not in peek.text()
+        # The server runs as A, so the system refuses: the contents API answers with an error, no listing.
+        assert peek.status >= 400 and NB not in peek.text() and '"content"' not in peek.text(), peek.text()[:300]
+        denied = f"Permission denied: '{room.home(a) / 'instructors-course' / 'source' / ASSIGNMENT}'"
+        assert denied in (ARTIFACTS / "jupyterhub.log").read_text(), "A's server logged no PermissionError"
 
     with step("3. instructor sets the due date; student C submits a correct answer after it (terminal)"):
         due = datetime.datetime.now(datetime.timezone.utc)
