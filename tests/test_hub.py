@@ -309,7 +309,9 @@ def test_one_assignment_through_the_hub(room, browser):
         graded = room.run_as(instructor, "make", "grade", cwd=course, timeout=1200)
         assert "Graded 3 of 3" in graded.stdout, graded.stdout[-2000:]
     with step("4c. instructor: nbgrader release_feedback"):
-        room.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course)
+        released = room.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course).stderr
+        for student in (a, b, c):
+            assert f"Releasing feedback for student '{student}' on assignment 'level23/{ASSIGNMENT}/{NB}'" in released
 
     with step("5a. student A fetches the feedback: full marks"):
         tab_a, feedback = fetch_feedback(page_a, room, a)
@@ -337,9 +339,13 @@ def test_one_assignment_through_the_hub(room, browser):
         assert totals[c][NB] == (19.0, 19.0)
         room.run_as(instructor, "nbgrader", "export", cwd=course)
         rows = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
-        assert float(rows[a]["score"]) == 19.0 and float(rows[a]["late_submission_penalty"]) == 0
-        assert float(rows[b]["score"]) == expected_b
-        # C is seconds late: one started day, a tenth of the score (grading/late.py).
-        assert float(rows[c]["raw_score"]) == 19.0
-        assert float(rows[c]["late_submission_penalty"]) == 1.9
-        assert float(rows[c]["score"]) == pytest.approx(17.1)
+        for student in (a, b, c):  # both notebooks: 01 was left as fetched
+            assert float(rows[student]["raw_score"]) == sum(score for score, _ in totals[student].values())
+            assert float(rows[student]["max_score"]) == 34.0
+        assert float(rows[a]["late_submission_penalty"]) == float(rows[b]["late_submission_penalty"]) == 0
+        assert float(rows[a]["score"]) == float(rows[a]["raw_score"])
+        assert float(rows[b]["score"]) == float(rows[b]["raw_score"]) < float(rows[a]["score"])
+        # C, with A's answers, is seconds late: one started day costs a tenth of each notebook's score (grading/late.py).
+        assert float(rows[c]["raw_score"]) == float(rows[a]["raw_score"])
+        assert float(rows[c]["late_submission_penalty"]) == pytest.approx(0.1 * float(rows[c]["raw_score"]))
+        assert float(rows[c]["score"]) == pytest.approx(0.9 * float(rows[c]["raw_score"]))
