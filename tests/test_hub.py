@@ -349,3 +349,11 @@ def test_one_assignment_through_the_hub(room, browser):
         assert float(rows[c]["raw_score"]) == float(rows[a]["raw_score"])
         assert float(rows[c]["late_submission_penalty"]) == pytest.approx(0.1 * float(rows[c]["raw_score"]))
         assert float(rows[c]["score"]) == pytest.approx(0.9 * float(rows[c]["raw_score"]))
+
+    with step("7. instructor: the formgrader shows the assignment and its three submissions"):
+        page_i = login(browser, room, instructor)
+        page_i.goto(f"{room.url}/user/{instructor}/formgrader")
+        row = page_i.locator("tr", has_text=ASSIGNMENT)
+        expect(row).to_be_visible(timeout=60_000)
+        expect(row).to_contain_text("3")
+        shot(page_i.locator("body"), "hub_formgrader")
