@@ -360,6 +360,10 @@ def run(args):
         print(f"  {user:<20} password {room.passwords[user]}")
     print(f"\nThe instructor's course is {room.course} (terminal: cd ~/level23; make grade).")
     print("Stop the hub with Ctrl-C. Remove the demo users and the hub with `make hub-down`.")
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)  # `kill` stops the hub as cleanly as Ctrl-C
     try:
         while room.hub.poll() is None:
             time.sleep(1)

@@ -81,6 +81,7 @@ class Steps:
     def __init__(self):
         self.times = []
         ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "hub_timings.json").unlink(missing_ok=True)
 
     @contextmanager
     def __call__(self, name):
@@ -93,9 +94,16 @@ class Steps:
             print(f"[hub] {self.times[-1][1]:6.1f} s  {name}", flush=True)
 
 
-def shot(locator, name):
+def shot(locator, name, height=None):
+    """A screenshot of ``locator``, or of ``height`` pixels of the page from the top of it."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    locator.screenshot(path=str(SHOTS / f"{name}.png"))
+    if height:
+        box = locator.bounding_box()
+        locator.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True,
+                                clip={"x": 0, "y": box["y"], "width": locator.page.viewport_size["width"],
+                                      "height": height})
+    else:
+        locator.screenshot(path=str(SHOTS / f"{name}.png"))
     if os.environ.get("SAVE_DOCS_SCREENSHOTS"):
         shutil.copy(SHOTS / f"{name}.png", DOCS / f"{name}.png")
 
@@ -123,14 +131,19 @@ def room():
     room.teardown()  # what a killed earlier run may have left
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "jupyterhub.log").unlink(missing_ok=True)
+    step = Steps()
     try:
-        room.setup()
-        for user in room.users:
-            write_lab_settings(room, user)
-        room.start(ARTIFACTS / "jupyterhub.log", {"LEVEL23_HUB_TEST": "1"})
+        with step("0. set-up: users, environment copy, exchange, course; start the hub"):
+            room.setup()
+            for user in room.users:
+                write_lab_settings(room, user)
+            room.start(ARTIFACTS / "jupyterhub.log", {"LEVEL23_HUB_TEST": "1"})
+        room.steps = step
         yield room
     finally:
-        room.teardown()
+        with step("8. teardown: stop the hub and the servers, remove the users, homes, exchange"):
+            room.teardown()
+        assert not any(Path(f"/home/{u}").exists() for u in room.users)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +246,7 @@ def hidden_test_lines():
 
 
 def test_one_assignment_through_the_hub(room, browser):
-    step = Steps()
+    step = room.steps
     instructor, (a, b, c) = room.instructor, room.students
     course = room.course
 
@@ -317,7 +330,7 @@ def test_one_assignment_through_the_hub(room, browser):
         tab_a, feedback = fetch_feedback(page_a, room, a)
         expect(feedback.locator("body")).to_contain_text("Score: 19.0 / 19.0")
         expect(feedback.locator("body")).to_contain_text("Diagnosis: none")
-        shot(page_a.locator(".nbgrader-mainarea-widget"), "hub_assignments_tab")
+        shot(page_a.locator("#assignments"), "hub_assignments_tab", height=340)
     with step("5b. student B fetches the feedback: hints, the diagnosis, no hidden code"):
         _, feedback = fetch_feedback(page_b, room, b)
         text = feedback.locator("body").inner_text()
@@ -328,8 +341,8 @@ def test_one_assignment_through_the_hub(room, browser):
         assert not leaked, leaked[:3]
         for marker in ("BEGIN HIDDEN TESTS", "T.run_verify", "Traceback (most recent"):
             assert marker not in text
-        feedback.set_viewport_size({"width": 1100, "height": 1400})
-        shot(feedback.locator("body"), "hub_feedback_page")
+        feedback.set_viewport_size({"width": 1100, "height": 1000})
+        shot(feedback.get_by_text("Diagnosis:").first, "hub_feedback_page", height=1000)
 
     with step("6. gradebook and grades.csv"):
         expected_b = sum(GOLDEN["02-continue-not-break"][NB].values())
