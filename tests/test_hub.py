@@ -36,6 +36,7 @@ from playwright.sync_api import expect
 
 import lab
 from grading import ASSIGNMENT, catalogue, pipeline
+from test_feedback import hidden_lines
 
 pytestmark = pytest.mark.hub
 
@@ -231,20 +232,6 @@ def fetch_feedback(page, room, user):
     return tab, feedback
 
 
-def hidden_test_lines():
-    import nbformat
-    nb = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{NB}.ipynb", as_version=4)
-    lines, inside = [], False
-    for cell in nb.cells:
-        for line in cell.source.splitlines():
-            if "BEGIN HIDDEN TESTS" in line or "END HIDDEN TESTS" in line:
-                inside = "BEGIN" in line
-            elif inside and len(line.strip()) > 12:
-                lines.append(line.strip())
-    assert lines
-    return lines
-
-
 def test_one_assignment_through_the_hub(room, browser):
     step = room.steps
     instructor, (a, b, c) = room.instructor, room.students
@@ -337,7 +324,7 @@ def test_one_assignment_through_the_hub(room, browser):
         assert "Diagnosis: you use continue after a rejection" in text
         assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in text
         assert "you used continue; a rejection needs break" in text
-        leaked = [line for line in hidden_test_lines() if line in text]
+        leaked = [line for line in hidden_lines(NB) if line in text]
         assert not leaked, leaked[:3]
         for marker in ("BEGIN HIDDEN TESTS", "T.run_verify", "Traceback (most recent"):
             assert marker not in text
