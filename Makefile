@@ -2,6 +2,7 @@
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
+#   make hub    a JupyterHub classroom on 127.0.0.1:8000 (as root): demo users, the exchange, Ctrl-C stops
 #   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -13,7 +14,7 @@ ASSIGNMENTS := $(ASSIGNMENT) level24_residual_and_bonus
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install notebooks release demo test lab grade clean
+.PHONY: install notebooks release demo test lab grade hub hub-down clean
 
 $(VENV)/.installed: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,18 @@ test: install
 
 lab: install  ## JupyterLab on the student notebooks (both assignments: ASSIGNMENT=level24_residual_and_bonus for one)
 	jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
+
+# JupyterHub's proxy, pinned in hub/package-lock.json, into hub/node_modules/.
+hub/node_modules/.installed: hub/package.json hub/package-lock.json
+	@command -v npm >/dev/null || { echo "make hub needs node >= 20 and npm (Debian: apt-get install nodejs npm)"; exit 2; }
+	npm ci --prefix hub --no-audit --no-fund
+	@touch $@
+
+hub: install hub/node_modules/.installed  ## JupyterHub for the course on http://127.0.0.1:8000 (run as root)
+	$(PY) hub/classroom.py run
+
+hub-down:  ## remove the hub's demo users, their homes and /srv/level23-hub
+	$(PY) hub/classroom.py down
 
 clean:
 	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv reports

@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
     from grading import speedups
+    from grading.late import TenthPerDayLate
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, HideHiddenTestDetails,
                                        SandboxedExecute, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
@@ -57,6 +58,8 @@ if SandboxedExecute:
     ]
     # Feedback: the hint of each failed hidden check, never its code; HTML pages only.
     feedback_html_only()
+    # Late policy (with a due date in the gradebook): a tenth of the notebook's score per started day late.
+    c.AssignLatePenalties.plugin_class = TenthPerDayLate
     c.GenerateFeedback.preprocessors = [
         GetGrades, HideHiddenTestDetails, ClearHiddenTestsInTestCells, CSSHTMLHeaderPreprocessor,
     ]

@@ -11,6 +11,8 @@
 """
 
 import json
+import os
+import shutil
 import time
 from pathlib import Path
 from queue import Empty
@@ -110,8 +112,12 @@ class ClearHiddenTestsInTestCells(ClearHiddenTests):
         return super().preprocess_cell(cell, resources, index)
 
 
+FEEDBACK_RECORDS = ("timestamp.txt", "submission_secret.txt")  # what `nbgrader release_feedback` reads
+
+
 def feedback_html_only():
-    """``nbgrader generate_feedback`` writes the HTML pages only, never other files of the autograded folder.
+    """``nbgrader generate_feedback`` writes the HTML pages, and of the other files of the autograded
+    folder only nbgrader's own records that ``release_feedback`` needs (FEEDBACK_RECORDS).
 
     nbgrader copies every non-notebook file it finds there into feedback/; a student's
     kernel cannot write there any more (it runs in the sandbox), but nothing else
@@ -119,7 +125,16 @@ def feedback_html_only():
     """
     from nbgrader.converters import GenerateFeedback
 
-    GenerateFeedback.init_assignment = lambda self, assignment_id, student_id: None
+    def copy_records(self, assignment_id, student_id):
+        source = self._format_source(assignment_id, student_id)
+        dest = self._format_dest(assignment_id, student_id)
+        for name in FEEDBACK_RECORDS:
+            path = os.path.join(source, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                os.makedirs(dest, exist_ok=True)
+                shutil.copyfile(path, os.path.join(dest, name))
+
+    GenerateFeedback.init_assignment = copy_records
 
 
 class HideHiddenTestDetails(NbGraderPreprocessor):

@@ -91,6 +91,18 @@ class Notebook:
     def __init__(self, page, url, token, name):
         self.page, self.name = page, name
         page.goto(f"{url}/lab/tree/{name}?token={token}&reset")  # reset: no tabs restored from earlier pages
+        self._wait_open()
+
+    @classmethod
+    def opened(cls, page, name):
+        """The notebook ``name`` (a path under the server's root) that the page has just opened itself."""
+        nb = cls.__new__(cls)
+        nb.page, nb.name = page, name
+        nb._wait_open()
+        return nb
+
+    def _wait_open(self):
+        page, name = self.page, self.name
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                                f" && window.jupyterapp.shell.currentWidget.context"
                                f" && window.jupyterapp.shell.currentWidget.context.path === {name!r}", timeout=90_000)
