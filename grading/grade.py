@@ -27,6 +27,7 @@ from pathlib import Path
 from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, pipeline, sandbox
 
 DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, a check 10 s)
+STARTUP = 300  # seconds a worker may take to start nbgrader, check the sandbox and start its fork server
 
 
 def students(course, assignment=ASSIGNMENT):
@@ -59,19 +60,24 @@ def _stop(proc):
     proc.wait()
 
 
-def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None, assignment=ASSIGNMENT):
+def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None, assignment=ASSIGNMENT,
+                start_deadline=STARTUP):
     """Grade ``names`` in ``workers`` processes; return {student: error or None}.
 
-    Students are handed out one at a time. A student whose grading outlives ``deadline``
-    seconds has its worker stopped (with its kernels) and is listed as not graded; so is
-    a student whose worker dies. A fresh worker takes over the rest of the queue.
+    A worker first starts nbgrader, checks the sandbox and starts its fork server, then says
+    it is ready; only then is it handed a student, one at a time, so ``deadline`` counts one
+    student's grading and nothing else. A student whose grading outlives it has its worker
+    stopped (with its kernels) and is listed as not graded; so is a student whose worker
+    dies. A fresh worker takes over the rest of the queue. If workers keep failing to start
+    (``start_deadline`` seconds each, three times), the students left are listed with the reason.
     nbgrader's log of every student goes to the file ``log`` (default: nowhere).
     """
     import selectors
 
     log_file = open(log, "a") if log else subprocess.DEVNULL
     queue, results = list(names), {}
-    busy = {}  # worker -> (student, started)
+    busy = {}  # worker -> (student, or None while it starts; when that began)
+    failed_starts = []
     sel = selectors.DefaultSelector()
 
     def hand_out(proc):
@@ -88,16 +94,22 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
 
     def replace(proc, reason):
         student, _ = busy.pop(proc)
-        results[student] = reason
         sel.unregister(proc.stdout)
         _stop(proc)
-        if queue:
+        if student is None:
+            failed_starts.append(reason)
+            if len(failed_starts) >= 3:
+                while queue:
+                    results[queue.pop(0)] = f"no grading worker could start: {reason}"
+        else:
+            results[student] = reason
+        if queue and len(busy) < workers:
             add_worker()
 
     def add_worker():
         proc = _start_worker(course, db_url, log_file, assignment)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
-        hand_out(proc)
+        busy[proc] = (None, time.monotonic())
 
     for _ in range(min(workers, len(queue))):
         add_worker()
@@ -111,15 +123,21 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
                 record = json.loads(line)
             except ValueError:
                 record = None
-            if not isinstance(record, dict) or record.get("student") != busy[proc][0]:
+            student = busy[proc][0]
+            if isinstance(record, dict) and student is None and record.get("ready"):
+                hand_out(proc)
+                continue
+            if not isinstance(record, dict) or student is None or record.get("student") != student:
                 code = proc.poll()
                 replace(proc, f"its grading process stopped (exit code {code if code is not None else '?'})")
                 continue
-            results[record["student"]] = record["error"]
+            results[student] = record["error"]
             hand_out(proc)
         now = time.monotonic()
         for proc, (student, started) in list(busy.items()):
-            if now - started > deadline:
+            if student is None and now - started > start_deadline:
+                replace(proc, f"a grading worker did not start within {start_deadline:.0f} s")
+            elif student is not None and now - started > deadline:
                 replace(proc, f"grading took longer than the {deadline:.0f} s deadline and was stopped")
         if echo:
             print(f"\r{progress(len(results), len(names))}", end="", flush=True)
@@ -142,6 +160,11 @@ def worker(course, db_url, assignment=ASSIGNMENT):
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.db_url = db_url
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    problem = sandbox.prepare()  # before the first student, so the deadline counts grading only
+    if problem:
+        sys.stderr.write(problem + "\n")
+        return
+    print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         name = line.strip()
         error = None

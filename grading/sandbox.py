@@ -239,6 +239,20 @@ def check_once():
     return _CHECKED[0]
 
 
+def prepare():
+    """Ready this grading process to start kernels: check the sandbox, start the fork server. A problem, or None."""
+    if not unsafe():
+        problem = check_once()
+        if problem:
+            return problem
+    if not cold():
+        try:
+            fork_server()
+        except Exception as exc:  # noqa: BLE001 - reported to the grader as the reason
+            return f"the fork server did not start: {exc}"
+    return None
+
+
 class HarnessKernelManager(AsyncKernelManager):
     """Starts the grading kernel (kernel_harness.py) instead of the plain ipykernel; no sandbox."""
 
