@@ -189,8 +189,11 @@ def kernels(cold_kernels):
     """Forked kernels (the default) or cold ones, for this process and every worker it starts."""
     if cold_kernels:
         os.environ[sandbox.COLD_ENV] = "1"
-    else:
-        os.environ.pop(sandbox.COLD_ENV, None)
+        return
+    os.environ.pop(sandbox.COLD_ENV, None)
+    if sandbox.cold():
+        print("Not root: each kernel is started cold in bubblewrap (forked kernels build their own namespaces, "
+              "which needs root).", file=sys.stderr)
 
 
 def sandbox_ready(unsafe):
@@ -237,7 +240,7 @@ def main(argv=None):
         return 1
     started = time.time()
     print(f"Autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
-          f"{'cold' if args.cold_kernels else 'forked'} kernels")
+          f"{'cold' if sandbox.cold() else 'forked'} kernels")
     (course / "reports").mkdir(exist_ok=True)
     log = course / "reports" / "grading.log"
     log.write_text("")
