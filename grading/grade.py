@@ -191,8 +191,11 @@ def kernels(cold_kernels):
     """Forked kernels (the default) or cold ones, for this process and every worker it starts."""
     if cold_kernels:
         os.environ[sandbox.COLD_ENV] = "1"
-    else:
-        os.environ.pop(sandbox.COLD_ENV, None)
+        return
+    os.environ.pop(sandbox.COLD_ENV, None)
+    if sandbox.cold():
+        print("Not root: each kernel is started cold in bubblewrap (forked kernels build their own namespaces, "
+              "which needs root).", file=sys.stderr)
 
 
 def sandbox_ready(unsafe):
@@ -249,7 +252,7 @@ def main(argv=None):
             continue
         started = time.time()
         print(f"{assignment}: autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
-              f"{'cold' if args.cold_kernels else 'forked'} kernels")
+              f"{'cold' if sandbox.cold() else 'forked'} kernels")
         results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log,
                               assignment=assignment)
         missed = {s: e for s, e in results.items() if e}
