@@ -2,6 +2,7 @@
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
+#   make lab    JupyterLab on the English edition; `make lab LANG=zh`: the Chinese edition, JupyterLab in Chinese
 #   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -9,6 +10,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 ASSIGNMENT := level23_speculative_decoding
+# Every edition is its own nbgrader assignment (grading/__init__.py: ASSIGNMENTS).
+ASSIGNMENTS := level23_speculative_decoding level23_speculative_decoding_zh
+# `make lab LANG=zh` (or a zh_CN locale) opens the Chinese edition; anything else, the English one.
+LAB_ZH := $(filter zh zh_CN% zh-CN%,$(LANG))
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -22,6 +27,11 @@ $(VENV)/.installed: requirements.txt
 	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 	  { echo "Installing bubblewrap (the grading sandbox) with apt-get"; apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; }
+	@# A CJK font for the Chinese edition's pictures (matplotlib and the browser): Debian's fonts-noto-cjk.
+	@fc-list 2>/dev/null | grep "Noto Sans CJK" >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	  { echo "Installing fonts-noto-cjk (Chinese text in the figures) with apt-get"; \
+	    apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null; }; }
 	@touch $@
 
 install: $(VENV)/.installed
@@ -32,9 +42,9 @@ notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
 # release/ exactly as nbgrader generates it from source/. A scratch gradebook is used, so this
 # works even when the course gradebook already holds submissions (`make demo` fills the real one).
 release: notebooks
-	@db=$$(mktemp -d)/gradebook.db; nbgrader generate_assignment $(ASSIGNMENT) --force \
+	@db=$$(mktemp -d)/gradebook.db; for a in $(ASSIGNMENTS); do nbgrader generate_assignment $$a --force \
 	  --CourseDirectory.db_url=sqlite:///$$db 2>&1 | { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; }; \
-	  test -f release/$(ASSIGNMENT)/02_reject_and_break.ipynb
+	  test -f release/$$a/02_reject_and_break.ipynb || exit 1; done
 
 demo: install
 	$(PY) -m grading.demo $(ARGS)
@@ -45,8 +55,14 @@ grade: install  ## autograde submitted/ in parallel, then feedback and reports/i
 test: install
 	$(PY) -m pytest
 
-lab: install  ## JupyterLab on the student notebooks
+lab: install  ## JupyterLab on the student notebooks (LANG=zh: the Chinese edition, JupyterLab in Chinese)
+ifneq ($(LAB_ZH),)
+	@mkdir -p .lab-zh/@jupyterlab/translation-extension
+	@echo '{"locale": "zh_CN"}' > .lab-zh/@jupyterlab/translation-extension/plugin.jupyterlab-settings
+	LANG=C.UTF-8 JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.lab-zh jupyter lab --notebook-dir=release/$(ASSIGNMENT)_zh
+else
 	jupyter lab --notebook-dir=release/$(ASSIGNMENT)
+endif
 
 clean:
 	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv reports

@@ -62,10 +62,10 @@ def fill(release_notebook, code):
     return nb
 
 
-def write_submission(submitted_dir, student, notebook, code, release_dir=None):
+def write_submission(submitted_dir, student, notebook, code, release_dir=None, assignment=ASSIGNMENT):
     """Write ``code`` as ``student``'s answer in submitted/<student>/<assignment>/<notebook>.ipynb."""
-    release_dir = Path(release_dir or ROOT / "release" / ASSIGNMENT)
-    target = Path(submitted_dir) / student / ASSIGNMENT / f"{notebook}.ipynb"
+    release_dir = Path(release_dir or ROOT / "release" / assignment)
+    target = Path(submitted_dir) / student / assignment / f"{notebook}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(fill(release_dir / f"{notebook}.ipynb", code), target)
     return target

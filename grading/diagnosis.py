@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, NOTEBOOKS, ROOT
+from grading import ASSIGNMENT, NOTEBOOKS, ROOT, language
 
 TABLE = Path(__file__).resolve().with_name("diagnoses.json")
 NONE = "none: your function behaved like a right answer in every check."
@@ -39,12 +39,30 @@ def load():
     return json.loads(TABLE.read_text()) if TABLE.exists() else {}
 
 
-def line(notebook, judge, table=None):
-    """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:'."""
+def texts(assignment=ASSIGNMENT):
+    """The diagnosis words of an edition: prefix, none, unknown, not_made, and {notebook: {answer: text}}."""
+    if language(assignment) == "en":
+        return {"prefix": "Diagnosis: ", "none": NONE, "unknown": UNKNOWN, "not_made": NOT_MADE}, None
+    from grading import build
+
+    content = build.load_i18n(assignment)
+    return content.DIAGNOSIS, content.DIAGNOSES
+
+
+def line(notebook, judge, table=None, assignment=ASSIGNMENT):
+    """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
+    edition's language: a translated edition names the same catalogue answer in its own words)."""
+    words, translated = texts(assignment)
     if judge.kernel_gone:
-        return "Diagnosis: " + NOT_MADE.format(why=judge.kernel_gone.rstrip("."))
+        return words["prefix"] + words["not_made"].format(why=judge.kernel_gone.rstrip("."))
     entry = (table if table is not None else load()).get(notebook, {}).get(fingerprint(judge.trace))
-    return "Diagnosis: " + (entry["diagnosis"] if entry else UNKNOWN)
+    if entry is None:
+        return words["prefix"] + words["unknown"]
+    if translated is None:
+        return words["prefix"] + entry["diagnosis"]
+    if entry["diagnosis"] == NONE:
+        return words["prefix"] + words["none"]
+    return words["prefix"] + translated[notebook][entry["answers"][0]]
 
 
 def trace_of(code, notebook, source_dir):

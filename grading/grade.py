@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from grading import ASSIGNMENT, ROOT, pipeline, sandbox
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, pipeline, sandbox
 
 DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, a check 10 s)
 
@@ -29,6 +29,15 @@ DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, 
 def students(course, assignment=ASSIGNMENT):
     base = Path(course) / "submitted"
     return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir())
+
+
+def submissions(course):
+    """What to grade, one item per student and assignment: the student id for the English edition,
+    "<assignment> <student>" for any other edition (students of a mixed class do one edition each)."""
+    items = []
+    for assignment in ASSIGNMENTS:
+        items += [s if assignment == ASSIGNMENT else f"{assignment} {s}" for s in students(course, assignment)]
+    return items
 
 
 def default_db_url(course):
@@ -139,19 +148,20 @@ def worker(course, db_url):
     config.CourseDirectory.db_url = db_url
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     for line in sys.stdin:
-        name = line.strip()
+        item = line.strip()
+        assignment, _, name = item.rpartition(" ")
         error = None
         for attempt in range(3):  # a locked gradebook is retried, not lost
-            result = api.autograde(ASSIGNMENT, name, force=True, create=True)
+            result = api.autograde(assignment or ASSIGNMENT, name, force=True, create=True)
             if result["success"]:
                 break
             error = _first_error(result)
             if "database is locked" not in (result.get("error", "") + result.get("log", "")):
                 break
             time.sleep(1 + attempt)
-        sys.stderr.write(f"==== {name}\n{result.get('log') or ''}{result.get('error') or ''}\n")
+        sys.stderr.write(f"==== {item}\n{result.get('log') or ''}{result.get('error') or ''}\n")
         sys.stderr.flush()
-        print(json.dumps({"student": name, "error": None if result["success"] else error}), flush=True)
+        print(json.dumps({"student": item, "error": None if result["success"] else error}), flush=True)
 
 
 def _first_error(result):
@@ -195,7 +205,7 @@ def main(argv=None):
     if not sandbox_ready(args.unsafe_no_sandbox):
         return 2
 
-    names = students(course)
+    names = submissions(course)
     if not names:
         print(f"no submissions in {course / 'submitted'}")
         return 1
@@ -210,8 +220,10 @@ def main(argv=None):
     for student, error in sorted(failed.items()):
         print(f"  NOT GRADED {student}: {error}")
     if not args.no_feedback:
-        pipeline.nbgrader(course, "generate_feedback", ASSIGNMENT, "--force",
-                          f"--CourseDirectory.db_url={db_url}", check=False)
+        for assignment in ASSIGNMENTS:
+            if students(course, assignment):
+                pipeline.nbgrader(course, "generate_feedback", assignment, "--force",
+                                  f"--CourseDirectory.db_url={db_url}", check=False)
     from grading import report
     page = report.write(course, db_url, failed)
     print(f"Class report: {page}   nbgrader's log: {log}")

@@ -20,7 +20,7 @@ import nbformat
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
@@ -249,7 +249,7 @@ class SandboxedExecute(ResilientExecute):
                 from grading import diagnosis
 
                 notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
-                text = diagnosis.line(notebook, self._judge) + "\n"
+                text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
                 diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         self.set_widgets_metadata()
         return self.nb, self.resources
@@ -315,3 +315,21 @@ class SandboxedExecute(ResilientExecute):
                 if reply["header"]["msg_type"] != "grader_call_reply":
                     raise KernelGone("the kernel sent no valid answer")
                 return reply["content"]
+
+
+class EditionClearSolutions(ClearSolutions):
+    """ClearSolutions with the code stub in the edition's language: a translated edition's
+    CODE_STUB (lessons/i18n/<assignment>.py) in place of ``ClearSolutions.code_stub``."""
+
+    def preprocess(self, nb, resources):
+        from grading import build, language
+
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        english = dict(self.code_stub)
+        if language(assignment) != "en":
+            self.code_stub = dict(english, python=build.load_i18n(assignment).CODE_STUB)
+        try:
+            return super().preprocess(nb, resources)
+        finally:
+            self.code_stub = english
+

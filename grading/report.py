@@ -2,6 +2,9 @@
 
     reports/index.html   per check: how many students failed it, and the mistake it names
     reports/scores.png   the histogram of total scores
+
+A class that mixes editions (English and Chinese, grading.EDITIONS) is reported side by side:
+one row per check, under its English name, with one failed/of column pair per edition.
 """
 
 import html
@@ -11,14 +14,14 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, NOTEBOOKS, ROOT, pipeline
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, pipeline, template
 
 
-def check_labels(course=ROOT):
-    """{(notebook, grade_id): what the check is about}, read from the source notebooks."""
+def check_labels(course=ROOT, assignment=ASSIGNMENT):
+    """{(notebook, grade_id): what the check is about}, read from the (English) source notebooks."""
     labels = {}
-    for name in NOTEBOOKS:
-        nb = nbformat.read(Path(course) / "source" / ASSIGNMENT / f"{name}.ipynb", as_version=4)
+    for name in ASSIGNMENTS[template(assignment)]:
+        nb = nbformat.read(Path(course) / "source" / template(assignment) / f"{name}.ipynb", as_version=4)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if not meta.get("grade") or meta.get("solution"):
@@ -40,7 +43,20 @@ def failures(table, labels):
     return sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
 
 
-def histogram(totals, path, out_of):
+def side_by_side(tables, labels):
+    """[(notebook, grade_id, {edition language: (failed, graded)}, label)], most failed (all editions) first.
+
+    ``tables`` is {assignment: scores}; every edition's checks share their grade ids, so a check is one row.
+    """
+    per = {language(a): {(nb, g): (f, n) for nb, g, f, n, _ in failures(table, labels)}
+           for a, table in tables.items()}
+    keys = sorted({k for counts in per.values() for k in counts})
+    rows = [(nb, g, {lang: counts.get((nb, g), (0, 0)) for lang, counts in per.items()}, labels.get((nb, g), g))
+            for nb, g in keys]
+    return sorted(rows, key=lambda r: (-sum(f for f, _ in r[2].values()), r[0], r[1]))
+
+
+def histogram(totals, path, out_of, title=ASSIGNMENT):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -50,7 +66,7 @@ def histogram(totals, path, out_of):
     ax.set_xlabel(f"total score (out of {out_of:g})")
     ax.set_ylabel("students")
     ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.set_title(f"{ASSIGNMENT}: {len(totals)} students graded")
+    ax.set_title(f"{title}: {len(totals)} students graded")
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -60,29 +76,40 @@ def write(course=ROOT, db_url=None, not_graded=None):
     course = Path(course)
     out = course / "reports"
     out.mkdir(exist_ok=True)
-    table = pipeline.scores(course, db_url)
+    tables = pipeline.class_scores(course, db_url) or {ASSIGNMENT: {}}
+    table = {s: nbs for t in tables.values() for s, nbs in t.items()}
     totals = {s: sum(score for g in nbs.values() for score, _ in g.values()) for s, nbs in table.items()}
     out_of = max((sum(m for g in nbs.values() for _, m in g.values()) for nbs in table.values()), default=0)
     histogram(totals, out / "scores.png", out_of)
-    rows = failures(table, check_labels(course))
+    rows = side_by_side(tables, check_labels(course))
+    languages = [language(a) for a in tables]
+    editions = "".join(f"<th>failed ({lang})</th><th>of ({lang})</th>" for lang in languages)
     body = "".join(
-        f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td><td>{f}</td><td>{n}</td>"
-        f"<td>{html.escape(label)}</td></tr>" for nb, g, f, n, label in rows)
+        f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td>"
+        + "".join(f"<td>{counts[lang][0]}</td><td>{counts[lang][1]}</td>" for lang in languages)
+        + f"<td>{html.escape(label)}</td></tr>" for nb, g, counts, label in rows)
+    by_edition = ", ".join(f"{len(t)} in {a}" for a, t in tables.items())
     missing = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((not_graded or {}).items()))
     page = out / "index.html"
     page.write_text(
         f"<!doctype html><meta charset='utf-8'><title>{ASSIGNMENT}: class report</title>"
         "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}td,th{padding:2px 8px;"
         "border-bottom:1px solid #ddd;text-align:left}</style>"
-        f"<h1>{ASSIGNMENT}: class report</h1><p>{len(totals)} students graded.</p>"
+        f"<h1>{ASSIGNMENT}: class report</h1><p>{len(totals)} students graded ({html.escape(by_edition)}).</p>"
         "<img src='scores.png' alt='score histogram'>"
         + (f"<h2>Not graded</h2><ul class='not-graded'>{missing}</ul>" if missing else "")
         + "<h2>Checks, most failed first</h2><table class='checks'><tr><th>notebook</th><th>check</th>"
-        f"<th>failed</th><th>of</th><th>what it checks</th></tr>{body}</table>")
+        f"{editions}<th>what it checks</th></tr>{body}</table>")
     return page
 
 
 def summary(course=ROOT, db_url=None, top=5):
     """The most failed checks, as text lines."""
-    rows = failures(pipeline.scores(course, db_url), check_labels(course))
-    return [f"{f:>3}/{n:<3} {nb[:2]} {label}" for nb, g, f, n, label in rows[:top] if f]
+    rows = side_by_side(pipeline.class_scores(course, db_url), check_labels(course))
+    lines = []
+    for nb, g, counts, label in rows[:top]:
+        f, n = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+        split = " + ".join(f"{c[0]} {lang}" for lang, c in counts.items()) if len(counts) > 1 else ""
+        if f:
+            lines.append(f"{f:>3}/{n:<3} {nb[:2]} {label}" + (f"  ({split})" if split else ""))
+    return lines

@@ -1,9 +1,10 @@
 """Shared fixtures: one temporary nbgrader course, graded once per test session.
 
-Every answer of the catalogue (answers/) and every example student of `make demo`
-is submitted to a fresh course in a temporary folder and autograded there by the
-real nbgrader CLI, in one `nbgrader autograde` run. Tests read its gradebook,
-its autograded notebooks and its feedback.
+Every answer of the catalogue (answers/), every gaming and fault submission and every
+example student of `make demo` is submitted to a fresh course in a temporary folder and
+autograded there by the real nbgrader CLI: once to the English edition and once to the
+Chinese one (ZH, the same student ids), in the same course. Tests read its gradebook,
+its autograded notebooks and its feedback, for either edition.
 """
 
 import sys
@@ -15,6 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grading import ASSIGNMENT, catalogue, demo, pipeline  # noqa: E402
+
+ZH = "level23_speculative_decoding_zh"  # the Chinese edition, graded in the same course
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 
@@ -53,15 +56,15 @@ def apply_edits(nb_path, edits):
     nbformat.write(nb, nb_path)
 
 
-def write_hostile(root, release):
+def write_hostile(root, release, assignment=ASSIGNMENT):
     for student, notebook, path in hostile_submissions():
         if path.suffix == ".ipynb":
-            target = root / "submitted" / student / ASSIGNMENT / f"{notebook}.ipynb"
+            target = root / "submitted" / student / assignment / f"{notebook}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes())
             continue
         code = path.read_text()
-        target = catalogue.write_submission(root / "submitted", student, notebook, code, release)
+        target = catalogue.write_submission(root / "submitted", student, notebook, code, release, assignment)
         if header(code, "edit"):
             apply_edits(target, header(code, "edit"))
 
@@ -72,26 +75,34 @@ class GradedCourse:
         self.answers = answers
         self.logs = logs
         self.table = pipeline.scores(root)
+        self.tables = {ASSIGNMENT: self.table, ZH: pipeline.scores(root, assignment=ZH)}
 
-    def grades(self, student, notebook):
-        return self.table[student][notebook]
+    def grades(self, student, notebook, assignment=ASSIGNMENT):
+        return self.tables[assignment][student][notebook]
 
-    def feedback(self, student, notebook):
-        return (self.root / "feedback" / student / ASSIGNMENT / f"{notebook}.html").read_text()
+    def feedback(self, student, notebook, assignment=ASSIGNMENT):
+        return (self.root / "feedback" / student / assignment / f"{notebook}.html").read_text()
+
+    def autograded(self, student, notebook, assignment=ASSIGNMENT):
+        return self.root / "autograded" / student / assignment / f"{notebook}.ipynb"
 
 
 @pytest.fixture(scope="session")
 def graded_course(tmp_path_factory):
     root = pipeline.make_course(tmp_path_factory.mktemp("course"))
-    logs = {"generate": pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")}
     answers = catalogue.load()
-    release = root / "release" / ASSIGNMENT
-    for answer in answers:
-        catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code, release)
-    demo.build_class(root / "submitted", release, prefix="demo-")
-    write_hostile(root, release)
-    # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
-    logs["autograde"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force", check=False)
-    logs["feedback"] = pipeline.nbgrader(root, "generate_feedback", ASSIGNMENT, "--force")
+    logs = {}
+    for assignment, key in ((ASSIGNMENT, ""), (ZH, "_zh")):
+        logs["generate" + key] = pipeline.nbgrader(root, "generate_assignment", assignment, "--force")
+        release = root / "release" / assignment
+        for answer in answers:
+            catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code, release,
+                                       assignment)
+        demo.build_class(root / "submitted", release, prefix="demo-", assignment=assignment)
+        write_hostile(root, release, assignment)
+    for assignment, key in ((ASSIGNMENT, ""), (ZH, "_zh")):
+        # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
+        logs["autograde" + key] = pipeline.nbgrader(root, "autograde", assignment, "--force", check=False)
+        logs["feedback" + key] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")
     logs["export"] = pipeline.nbgrader(root, "export")
     return GradedCourse(root, answers, logs)

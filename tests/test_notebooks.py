@@ -13,7 +13,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grading import ASSIGNMENT, NOTEBOOKS, build, pipeline  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, build, pipeline  # noqa: E402
 
 SOURCE = ROOT / "source" / ASSIGNMENT
 RELEASE = ROOT / "release" / ASSIGNMENT
@@ -23,40 +23,45 @@ def nbgrader_meta(cell):
     return cell.metadata.get("nbgrader", {})
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_lesson_and_source_notebook_are_in_sync(name):
-    assert (SOURCE / f"{name}.ipynb").read_text() == build.build(name), \
-        f"source/{ASSIGNMENT}/{name}.ipynb is stale: run `make notebooks` after editing lessons/{name}.py"
+EDITION_NOTEBOOKS = [(a, name) for a, names in ASSIGNMENTS.items() for name in names]
 
 
-@pytest.mark.parametrize("folder", [SOURCE, RELEASE], ids=["source", "release"])
+@pytest.mark.parametrize("assignment,name", EDITION_NOTEBOOKS)
+def test_lesson_and_source_notebook_are_in_sync(assignment, name):
+    assert (ROOT / "source" / assignment / f"{name}.ipynb").read_text() == build.build(name, assignment), \
+        f"source/{assignment}/{name}.ipynb is stale: run `make notebooks` after editing lessons/{name}.py"
+
+
+@pytest.mark.parametrize("folder", [ROOT / f / a for a in ASSIGNMENTS for f in ("source", "release")],
+                         ids=lambda f: f"{f.parent.name}/{f.name}")
 def test_notebooks_are_committed_without_outputs(folder):
-    for name in NOTEBOOKS:
+    for name in ASSIGNMENTS[folder.name]:
         nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
         dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
         assert not dirty, f"{folder.name}/{name}: cells {dirty} carry outputs"
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_points_are_stated_and_add_up(name):
-    nb = nbformat.read(SOURCE / f"{name}.ipynb", as_version=4)
+@pytest.mark.parametrize("assignment,name", EDITION_NOTEBOOKS)
+def test_points_are_stated_and_add_up(assignment, name):
+    nb = nbformat.read(ROOT / "source" / assignment / f"{name}.ipynb", as_version=4)
     solutions = [c for c in nb.cells if nbgrader_meta(c).get("solution")]
     tests = [c for c in nb.cells if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")]
     assert solutions and tests
     total = sum(nbgrader_meta(c)["points"] for c in tests)
-    stated = re.search(r"worth (\d+) points", nb.cells[0].source)
-    assert stated and int(stated.group(1)) == total, f"first cell should state the total, {total} points"
+    stated = re.search(r"worth (\d+) points|共 (\d+) 分", nb.cells[0].source)
+    assert stated and int(stated.group(1) or stated.group(2)) == total, f"first cell should state the total, {total} points"
 
 
-def test_release_is_exactly_what_nbgrader_generates(tmp_path):
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_release_is_exactly_what_nbgrader_generates(tmp_path, assignment):
     course = pipeline.make_course(tmp_path / "course")
-    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    fresh = course / "release" / ASSIGNMENT
-    mine = sorted(p.name for p in RELEASE.iterdir() if p.name != "__pycache__")
+    pipeline.nbgrader(course, "generate_assignment", assignment, "--force")
+    fresh, release = course / "release" / assignment, ROOT / "release" / assignment
+    mine = sorted(p.name for p in release.iterdir() if p.name != "__pycache__")
     assert mine == sorted(p.name for p in fresh.iterdir())
     for name in mine:
-        assert (RELEASE / name).read_bytes() == (fresh / name).read_bytes(), \
-            f"release/{ASSIGNMENT}/{name} differs from what nbgrader generates: run `make release`"
+        assert (release / name).read_bytes() == (fresh / name).read_bytes(), \
+            f"release/{assignment}/{name} differs from what nbgrader generates: run `make release`"
 
 
 def validate(tmp_path, folder, name):
@@ -80,10 +85,10 @@ def test_release_fails_nbgrader_validate_until_answered(tmp_path, name):
     assert "NotImplementedError" in out, out[-2000:]
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, name):
+@pytest.mark.parametrize("assignment,name", EDITION_NOTEBOOKS)
+def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, assignment, name):
     work = tmp_path / "nb"
-    shutil.copytree(SOURCE, work)
+    shutil.copytree(ROOT / "source" / assignment, work)
     nb = nbformat.read(work / f"{name}.ipynb", as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}).execute()
     errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
