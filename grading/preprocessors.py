@@ -134,8 +134,16 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
             message = f"{error.ename}: {error.evalue}".strip()
             cell.outputs.append(
                 {"output_type": "error", "ename": error.ename, "evalue": error.evalue,
-                 "traceback": [f"Check failed. {message}"]})
+                 "traceback": [f"{self._check_failed(resources)} {message}"]})
         return cell, resources
+
+    @staticmethod
+    def _check_failed(resources):
+        """'Check failed.' in the edition's language (a translated edition's CHECK_FAILED)."""
+        from grading import build, language
+
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        return "Check failed." if language(assignment) == "en" else build.load_i18n(assignment).CHECK_FAILED
 
 
 class ResilientExecute(Execute):

@@ -82,7 +82,7 @@ def test_feedback_gives_the_diagnosis_above_the_hidden_checks(graded_course):
 def test_chinese_feedback_names_the_failed_checks_and_the_mistake_in_chinese(graded_course):
     from conftest import ZH
     text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break", ZH))
-    assert "拒绝需要 break" in text                      # the hidden check's hint
+    assert "检查未通过。 AssertionError: 拒绝之后的 token 又出现了" in text  # the hidden check's hint
     assert "token 30 被拒绝后 token 40 又出现了" in text   # the visible test's message
     assert "诊断：拒绝之后你用了 continue" in text
     assert "Diagnosis:" not in text and "you used continue" not in text

@@ -352,6 +352,9 @@ COMMENTS = {
 # What the student finds where a solution was (nbgrader's ClearSolutions.code_stub, in this edition).
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError(\"请写这个 TODO：把这两行换成你的代码\")"
 
+# What the feedback says above a failed hidden check's message (grading/preprocessors.py).
+CHECK_FAILED = "检查未通过。"
+
 HELPERS = {
     "spec_checks": {
         "lang": "zh",
