@@ -10,8 +10,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 ASSIGNMENT := level23_speculative_decoding
-# Every edition is its own nbgrader assignment (grading/__init__.py: ASSIGNMENTS).
-ASSIGNMENTS := level23_speculative_decoding level23_speculative_decoding_zh
+# Every edition is its own nbgrader assignment (grading/__init__.py: ASSIGNMENTS), with its folder in source/.
+ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard source/*/)))
 # `make lab LANG=zh` (or a zh_CN locale) opens the Chinese edition; anything else, the English one.
 LAB_ZH := $(filter zh zh_CN% zh-CN%,$(LANG))
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
@@ -44,7 +44,7 @@ notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
 release: notebooks
 	@db=$$(mktemp -d)/gradebook.db; for a in $(ASSIGNMENTS); do nbgrader generate_assignment $$a --force \
 	  --CourseDirectory.db_url=sqlite:///$$db 2>&1 | { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; }; \
-	  test -f release/$$a/02_reject_and_break.ipynb || exit 1; done
+	  ls release/$$a/*.ipynb >/dev/null || exit 1; done
 
 demo: install
 	$(PY) -m grading.demo $(ARGS)

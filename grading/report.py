@@ -43,13 +43,22 @@ def failures(table, labels):
     return sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
 
 
+def all_labels(course, tables):
+    """check_labels of every template assignment behind ``tables`` ({assignment: scores})."""
+    labels = {}
+    for base in dict.fromkeys(template(a) for a in tables) or [ASSIGNMENT]:
+        labels.update(check_labels(course, base))
+    return labels
+
+
 def side_by_side(tables, labels):
     """[(notebook, grade_id, {edition language: (failed, graded)}, label)], most failed (all editions) first.
 
     ``tables`` is {assignment: scores}; every edition's checks share their grade ids, so a check is one row.
     """
-    per = {language(a): {(nb, g): (f, n) for nb, g, f, n, _ in failures(table, labels)}
-           for a, table in tables.items()}
+    per = {}
+    for a, table in tables.items():  # editions of different assignments in one language share a column
+        per.setdefault(language(a), {}).update({(nb, g): (f, n) for nb, g, f, n, _ in failures(table, labels)})
     keys = sorted({k for counts in per.values() for k in counts})
     rows = [(nb, g, {lang: counts.get((nb, g), (0, 0)) for lang, counts in per.items()}, labels.get((nb, g), g))
             for nb, g in keys]
@@ -81,8 +90,8 @@ def write(course=ROOT, db_url=None, not_graded=None):
     totals = {s: sum(score for g in nbs.values() for score, _ in g.values()) for s, nbs in table.items()}
     out_of = max((sum(m for g in nbs.values() for _, m in g.values()) for nbs in table.values()), default=0)
     histogram(totals, out / "scores.png", out_of)
-    rows = side_by_side(tables, check_labels(course))
-    languages = [language(a) for a in tables]
+    rows = side_by_side(tables, all_labels(course, tables))
+    languages = list(dict.fromkeys(language(a) for a in tables))
     editions = "".join(f"<th>failed ({lang})</th><th>of ({lang})</th>" for lang in languages)
     body = "".join(
         f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td>"
@@ -105,7 +114,8 @@ def write(course=ROOT, db_url=None, not_graded=None):
 
 def summary(course=ROOT, db_url=None, top=5):
     """The most failed checks, as text lines."""
-    rows = side_by_side(pipeline.class_scores(course, db_url), check_labels(course))
+    tables = pipeline.class_scores(course, db_url)
+    rows = side_by_side(tables, all_labels(course, tables))
     lines = []
     for nb, g, counts, label in rows[:top]:
         f, n = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())

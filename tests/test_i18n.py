@@ -246,3 +246,33 @@ def test_readme_links_the_chinese_readme():
     for needed in ("make demo", "make lab LANG=zh", "make grade", "level23_speculative_decoding_zh"):
         assert needed in zh
     assert template(PAIRS[0][0]) == PAIRS[0][1]
+
+
+def zh_widgets():
+    import importlib.util
+    sys.path.insert(0, str(ROOT / "source" / PAIRS[0][0]))
+    try:
+        spec = importlib.util.spec_from_file_location("_zh_spec_widgets", ROOT / "source" / PAIRS[0][0] / "spec_widgets.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+@pytest.mark.parametrize("p,q,r", [(0.0, 0.5, 0.3), (0.005, 0.5, 0.0), (0.01, 0.5, 0.99), (0.25, 0.5, 0.5),
+                                   (0.495, 0.5, 0.02), (0.5, 0.5, 0.5), (0.9, 0.3, 0.5), (0.3, 0.0, 0.5)])
+def test_chinese_number_line_labels_never_overlap_or_leave_the_picture(p, q, r):
+    """Chinese characters are twice as wide as the layout's Latin ones: the layout counts them so."""
+    sw = zh_widgets()
+    width = 560
+    labels = sw.number_line_labels(sw.acceptance(p, q, r), width)
+    assert any(CJK.search(label["text"]) for label in labels)
+    boxes = [sw.label_box(label) for label in labels]
+    for left, top, right, bottom in boxes:
+        assert 0 <= left and right <= width and 0 <= top and bottom <= 124
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            (l1, t1, r1, b1), (l2, t2, r2, b2) = boxes[a], boxes[b]
+            assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (labels[a]["text"], labels[b]["text"])
+    assert sw.text_width("接受") == 2 * sw.text_width("ab")
