@@ -255,7 +255,7 @@ print(spec_checks.say("m1_passed"))
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.5, 0.5), (6, 0.2, 0.7)]), draws=[])
 spec_checks.check(run, hint="m1_equal_accepts")
 assert run.calls == 0, spec_checks.say("m1_equal_no_draw")
-assert run.tokens == [5], spec_checks.say("m1_equal_tokens", tokens=run.tokens)
+assert run.tokens == [5], spec_checks.say("m1_equal_tokens", tokens=run.tokens, expected=[5])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -387,7 +387,7 @@ spec_checks.check(run, [44, 2, 49], 2, hint="other_draft")
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(5, 0.3, 0.75)])
 rate, _ = spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2313)
-assert spec_checks.close(rate, case.p_over_q(0), 0.03), spec_checks.say("m2_acceptance_rate", rate=rate)
+assert spec_checks.close(rate, case.p_over_q(0), 0.03), spec_checks.say("m2_acceptance_rate", rate=rate, want=case.p_over_q(0))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_mean_length", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

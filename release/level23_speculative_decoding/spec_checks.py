@@ -89,7 +89,7 @@ TEXT = {
     "hint": {
         "m1_equal_accepts": "When p == q the token is accepted (p >= q, not p > q)",
         "m1_equal_no_draw": "When p == q the token is accepted without a random draw: use p >= q, not p > q.",
-        "m1_equal_tokens": "When p == q the token is accepted: use p >= q, not p > q (got {tokens}, expected [5]).",
+        "m1_equal_tokens": "When p == q the token is accepted: use p >= q, not p > q (got {tokens}, expected {expected}).",
         "m1_all_accept": "When every position has p >= q, every draft token is accepted: don't stop after an accept",
         "m1_stops_first_reject": "At the first p < q the Mission 1 version stops: append only when p >= q and keep "
                                  "the given break",
@@ -118,8 +118,8 @@ TEXT = {
         "m2_all_accepted": "Every token here is accepted, with draws only at the two p < q positions (p == q needs "
                            "none)",
         "m2_q_zero": "When q == 0, p >= q holds: accept without a draw and without dividing by q",
-        "m2_acceptance_rate": "A position with p/q = 0.4 was accepted {rate:.0%} of the time, not about 40%: accept "
-                              "when r < p / q, with r = torch.rand(1).item().",
+        "m2_acceptance_rate": "A position with p/q = {want:.1f} was accepted {rate:.0%} of the time, not about {want:.0%}: "
+                              "accept when r < p / q, with r = torch.rand(1).item().",
         "m2_mean_length": "Accepted {mean:.2f} tokens on average; the exact expectation is {want:.2f}. Check the "
                           "coin (r < p / q) and that a rejection breaks.",
     },

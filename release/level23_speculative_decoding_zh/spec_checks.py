@@ -72,7 +72,7 @@ TEXT = {
     "hint": {
         "m1_equal_accepts": "p == q 时接受该 token（p >= q，不是 p > q）",
         "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
-        "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 [5]）。",
+        "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
         "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
         "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时 append，并保留给定的 break",
         "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
@@ -94,7 +94,7 @@ TEXT = {
         "m2_coin_success": "r < p/q 时接受该 token：append token_id（比较方向是否写反，或者比值写成了 q / p？）",
         "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
         "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
-        "m2_acceptance_rate": "p/q = 0.4 的位置被接受的比例是 {rate:.0%}，而不是约 40%：当 r < p / q 时接受，r = torch.rand(1).item()。",
+        "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，r = torch.rand(1).item()。",
         "m2_mean_length": "平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}。检查掷硬币（r < p / q），以及拒绝时是否 break。"
     }
 }
