@@ -3,6 +3,7 @@
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
 #   make hub    a JupyterHub classroom on 127.0.0.1:8000 (as root): demo users, the exchange, Ctrl-C stops
+#   make lab    JupyterLab on the English assignments; `make lab LANG=zh`: the Chinese edition of Level 23, JupyterLab in Chinese
 #   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -10,7 +11,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 ASSIGNMENT := level23_speculative_decoding
-ASSIGNMENTS := $(ASSIGNMENT) level24_residual_and_bonus
+# Every assignment and edition is its own nbgrader assignment (grading/__init__.py: ASSIGNMENTS), with its folder in source/.
+ASSIGNMENTS := $(notdir $(patsubst %/,%,$(wildcard source/*/)))
+# `make lab LANG=zh` (or a zh_CN locale) opens the Chinese edition; anything else, the English assignments.
+LAB_ZH := $(filter zh zh_CN% zh-CN%,$(LANG))
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -24,6 +28,11 @@ $(VENV)/.installed: requirements.txt
 	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
 	  { echo "Installing bubblewrap (the grading sandbox) with apt-get"; apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; }
+	@# A CJK font for the Chinese edition's pictures (matplotlib and the browser): Debian's fonts-noto-cjk.
+	@fc-list 2>/dev/null | grep "Noto Sans CJK" >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	  { echo "Installing fonts-noto-cjk (Chinese text in the figures) with apt-get"; \
+	    apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null; }; }
 	@touch $@
 
 install: $(VENV)/.installed
@@ -36,7 +45,7 @@ notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
 release: notebooks
 	@db=$$(mktemp -d)/gradebook.db; for a in $(ASSIGNMENTS); do nbgrader generate_assignment $$a --force \
 	  --CourseDirectory.db_url=sqlite:///$$db 2>&1 | { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; }; \
-	  done; test -f release/$(ASSIGNMENT)/02_reject_and_break.ipynb && test -f release/level24_residual_and_bonus/02_bonus_and_step.ipynb
+	  ls release/$$a/*.ipynb >/dev/null || exit 1; done
 
 demo: install
 	$(PY) -m grading.demo $(ARGS)
@@ -47,8 +56,14 @@ grade: install  ## autograde submitted/ in parallel, then feedback and reports/i
 test: install
 	$(PY) -m pytest
 
-lab: install  ## JupyterLab on the student notebooks (both assignments: ASSIGNMENT=level24_residual_and_bonus for one)
+lab: install  ## JupyterLab on the student notebooks (every assignment: ASSIGNMENT=level24_residual_and_bonus for one; LANG=zh: the Chinese edition of Level 23, JupyterLab in Chinese)
+ifneq ($(LAB_ZH),)
+	@mkdir -p .lab-zh/@jupyterlab/translation-extension
+	@echo '{"locale": "zh_CN"}' > .lab-zh/@jupyterlab/translation-extension/plugin.jupyterlab-settings
+	LANG=C.UTF-8 JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.lab-zh jupyter lab --notebook-dir=release/level23_speculative_decoding_zh
+else
 	jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
+endif
 
 # JupyterHub's proxy, pinned in hub/package-lock.json, into hub/node_modules/.
 hub/node_modules/.installed: hub/package.json hub/package-lock.json

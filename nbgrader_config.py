@@ -12,8 +12,8 @@ import sys
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
-    AssignLatePenalties, CheckCellMetadata, GetGrades,
-    IgnorePattern, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput, ComputeChecksums,
+    GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells, SaveAutoGrades, SaveCells,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,8 +21,8 @@ sys.path.insert(0, HERE)
 try:
     from grading import speedups
     from grading.late import TenthPerDayLate
-    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, HideHiddenTestDetails,
-                                       SandboxedExecute, feedback_html_only)
+    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
+                                       HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
@@ -49,6 +49,11 @@ c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40
 c.OverwriteCells.add_missing_cells = True  # a deleted test cell is put back, and still runs
 if SandboxedExecute:
+    # nbgrader's own list, with the code stub in each edition's language (the Chinese edition's is Chinese).
+    c.GenerateAssignment.preprocessors = [
+        IncludeHeaderFooter, InstantiateTests, LockCells, EditionClearSolutions, ClearOutput, CheckCellMetadata,
+        ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
+    ]
     # Student code runs in a sandboxed kernel; every test cell's verdict is decided by the
     # grader, with the helpers from source/ (grading/sandbox.py, grading/verdicts.py).
     c.SandboxedExecute.source_dir = os.path.join(HERE, "source", "{assignment}")

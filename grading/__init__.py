@@ -3,10 +3,27 @@
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every nbgrader assignment of the course, with its notebooks. An edition in another language is
+# an assignment of its own, built from its template's lessons (EDITIONS below, grading/build.py).
 ASSIGNMENTS = {
     "level23_speculative_decoding": ("01_accept_branch", "02_reject_and_break"),
+    "level23_speculative_decoding_zh": ("01_accept_branch", "02_reject_and_break"),
     "level24_residual_and_bonus": ("01_correction_token", "02_bonus_and_step"),
+}
+# A translated edition: (the assignment it is built from, its language). Its lesson text, messages
+# and code comments come from lessons/i18n/<template>.<language>.py; its code is the template's.
+EDITIONS = {
+    "level23_speculative_decoding_zh": ("level23_speculative_decoding", "zh"),
 }
 ASSIGNMENT = "level23_speculative_decoding"  # kept for existing callers
 NOTEBOOKS = ASSIGNMENTS[ASSIGNMENT]
 
+
+def template(assignment):
+    """The assignment whose lessons ``assignment`` is built from (itself, for an English one)."""
+    return EDITIONS.get(assignment, (assignment, "en"))[0]
+
+
+def language(assignment):
+    """'en' or the language of a translated edition."""
+    return EDITIONS.get(assignment, (assignment, "en"))[1]

@@ -4,6 +4,10 @@ Regenerates release/ from source/, writes the example submissions into
 submitted/, then runs the real nbgrader: autograde and generate_feedback per
 assignment, and one export. Prints the score tables; feedback/ and grades.csv
 are left for you.
+
+The class is mixed: most Level 23 students do the English edition, two do the
+Chinese one (level23_speculative_decoding_zh) with the same mistakes as two
+English students, and get the same scores; two students have reached Level 24.
 """
 
 import shutil
@@ -11,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, ROOT
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, ROOT, language, template
 from grading import catalogue, pipeline
 
 # Each example student picks one catalogue answer per notebook.
@@ -21,35 +25,43 @@ CLASS = {
     "cy": ("strict_greater", "draw_every_position"),
     "dee": ("appends_position", "correct_while_loop"),
 }
+# The students of the Chinese edition: lan makes ben's mistakes, mei makes cy's.
+CLASS_ZH = {
+    "lan": ("correct_for_enumerate", "continue_not_break"),
+    "mei": ("strict_greater", "draw_every_position"),
+}
 # The students who have reached Level 24 (two of them).
 CLASS_LEVEL24 = {
     "ada": ("correct_clamp", "correct_for_enumerate"),
     "eve": ("residual_from_p", "no_bonus"),
 }
-CLASSES = {ASSIGNMENT: CLASS, "level24_residual_and_bonus": CLASS_LEVEL24}
+CLASSES = {ASSIGNMENT: CLASS, "level23_speculative_decoding_zh": CLASS_ZH, "level24_residual_and_bonus": CLASS_LEVEL24}
+ROSTER = CLASSES  # every assignment and edition, with its students
 
 
 def build_class(submitted, release_dir=None, prefix="", assignment=ASSIGNMENT, release_root=None):
-    """Write the example class's submissions (student ids get ``prefix``) into ``submitted``.
+    """Write the example class's submissions to ``assignment`` (student ids get ``prefix``) into ``submitted``.
 
     ``release_dir`` is the assignment's release folder (default: release/<assignment>), or give
-    ``release_root`` (a course's release/) to have each assignment's folder found there.
+    ``release_root`` (a course's release/) to have each assignment's folder found there. A translated
+    edition's students pick from its template's catalogue.
     """
     if release_root is not None:
         release_dir = Path(release_root) / assignment
-    answers = {(a.notebook, a.name): a for a in catalogue.load(assignment=assignment)}
+    answers = {(a.notebook, a.name): a for a in catalogue.load(assignment=template(assignment))}
     for student, picks in CLASSES[assignment].items():
         for notebook, name in zip(ASSIGNMENTS[assignment], picks):
             catalogue.write_submission(submitted, prefix + student, notebook, answers[notebook, name].code,
                                        release_dir, assignment)
 
 
-def score_table(totals, notebooks=NOTEBOOKS):
-    widths = [8] + [len(nb) + 2 for nb in notebooks] + [10]
-    head = ["student", *notebooks, "total"]
+def score_table(totals, notebooks=NOTEBOOKS, editions=None):
+    """The score table; ``editions`` ({student: language}) adds an edition column."""
+    widths = [8] + ([9] if editions else []) + [len(nb) + 2 for nb in notebooks] + [10]
+    head = ["student", *(["edition"] if editions else []), *notebooks, "total"]
     lines = ["".join(h.ljust(w) for h, w in zip(head, widths))]
     for student in sorted(totals):
-        row = [student]
+        row = [student] + ([editions[student]] if editions else [])
         got = want = 0
         for nb in notebooks:
             score, out_of = totals[student].get(nb, (0.0, 0.0))
@@ -83,7 +95,7 @@ def main(argv=None):
     timing = []
     for assignment in ASSIGNMENTS:
         students = CLASSES[assignment]
-        print(f"{assignment}:")
+        print(f"{assignment} ({language(assignment)}):")
         print("  1/4 nbgrader generate_assignment: release/ from source/")
         pipeline.nbgrader(ROOT, "generate_assignment", assignment, "--force")
         print(f"  2/4 example submissions: {len(students)} students in submitted/")
@@ -98,9 +110,14 @@ def main(argv=None):
     print("nbgrader export -> grades.csv")
     pipeline.nbgrader(ROOT, "export")
 
-    for assignment in ASSIGNMENTS:
-        print(f"\nScores of {assignment} (autograded by nbgrader):\n")
-        print(score_table(pipeline.totals(pipeline.scores(ROOT, assignment=assignment)), ASSIGNMENTS[assignment]))
+    # One table per assignment, its translated editions' students in it with an edition column.
+    for base in (a for a in ASSIGNMENTS if template(a) == a):
+        editions = [a for a in ASSIGNMENTS if template(a) == base]
+        tables = {a: pipeline.scores(ROOT, assignment=a) for a in editions}
+        merged = {s: nbs for table in tables.values() for s, nbs in table.items()}
+        languages = {s: language(a) for a, table in tables.items() for s in table} if len(editions) > 1 else None
+        print(f"\nScores of {base}{' (every edition)' if languages else ''} (autograded by nbgrader):\n")
+        print(score_table(pipeline.totals(merged), ASSIGNMENTS[base], languages))
     from grading import report
     page = report.write(ROOT)
     print("\nMost failed checks:")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, ASSIGNMENTS, ROOT
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, template
 
 TABLE = Path(__file__).resolve().with_name("diagnoses.json")
 NONE = "none: your function behaved like a right answer in every check."
@@ -39,13 +39,32 @@ def load():
     return json.loads(TABLE.read_text()) if TABLE.exists() else {}
 
 
+def texts(assignment=ASSIGNMENT):
+    """The diagnosis words of an edition: prefix, none, unknown, not_made, and {notebook: {answer: text}}."""
+    if language(assignment) == "en":
+        return {"prefix": "Diagnosis: ", "none": NONE, "unknown": UNKNOWN, "not_made": NOT_MADE}, None
+    from grading import build
+
+    content = build.load_i18n(assignment)
+    return content.DIAGNOSIS, content.DIAGNOSES
+
+
 def line(notebook, judge, table=None, assignment=ASSIGNMENT):
-    """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:'."""
+    """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
+    edition's language: a translated edition runs its template's checks, so it looks the behaviour
+    up in its template's table and names the same catalogue answer in its own words)."""
+    words, translated = texts(assignment)
     if judge.kernel_gone:
-        return "Diagnosis: " + NOT_MADE.format(why=judge.kernel_gone.rstrip("."))
+        return words["prefix"] + words["not_made"].format(why=judge.kernel_gone.rstrip("."))
     table = table if table is not None else load()
-    entry = table.get(assignment, {}).get(notebook, {}).get(fingerprint(judge.trace))
-    return "Diagnosis: " + (entry["diagnosis"] if entry else UNKNOWN)
+    entry = table.get(template(assignment), {}).get(notebook, {}).get(fingerprint(judge.trace))
+    if entry is None:
+        return words["prefix"] + words["unknown"]
+    if translated is None:
+        return words["prefix"] + entry["diagnosis"]
+    if entry["diagnosis"] == NONE:
+        return words["prefix"] + words["none"]
+    return words["prefix"] + translated[notebook][entry["answers"][0]]
 
 
 def trace_of(code, notebook, source_dir):
@@ -67,11 +86,15 @@ def trace_of(code, notebook, source_dir):
 
 
 def build(source_root=ROOT / "source"):
-    """{assignment: {notebook: {fingerprint: {diagnosis, answers}}}} for every catalogue answer."""
+    """{assignment: {notebook: {fingerprint: {diagnosis, answers}}}} for every catalogue answer.
+
+    Only the English assignments have a catalogue and an entry: a translated edition runs the same
+    checks as its template, so it uses its template's (``line``).
+    """
     from grading import catalogue
 
     table, problems = {}, []
-    for assignment, notebook in ((a, n) for a, names in ASSIGNMENTS.items() for n in names):
+    for assignment, notebook in ((a, n) for a, names in ASSIGNMENTS.items() if template(a) == a for n in names):
         entries = table.setdefault(assignment, {}).setdefault(notebook, {})
         for a in catalogue.load(notebook, assignment):
             text = NONE if a.full_marks else a.diagnosis

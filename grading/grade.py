@@ -35,6 +35,21 @@ def students(course, assignment=ASSIGNMENT):
     return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir())
 
 
+def submissions(course):
+    """What to grade, one queue item per student and assignment: the student id for Level 23 (English),
+    "<assignment> <student>" for any other assignment or edition (queue_item reads it back)."""
+    items = []
+    for assignment in ASSIGNMENTS:
+        items += [s if assignment == ASSIGNMENT else f"{assignment} {s}" for s in students(course, assignment)]
+    return items
+
+
+def queue_item(item, default=ASSIGNMENT):
+    """(assignment, student) of a queue item: "<assignment> <student>", or a student id alone (``default``)."""
+    assignment, _, student = item.partition(" ")
+    return (assignment, student) if student and assignment in ASSIGNMENTS else (default, item)
+
+
 def default_db_url(course):
     return f"sqlite:///{Path(course).resolve() / 'gradebook.db'}?timeout=120"
 
@@ -166,19 +181,20 @@ def worker(course, db_url, assignment=ASSIGNMENT):
         return
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
-        name = line.strip()
+        item = line.strip()
+        queued, name = queue_item(item, None)
         error = None
         for attempt in range(3):  # a locked gradebook is retried, not lost
-            result = api.autograde(assignment, name, force=True, create=True)
+            result = api.autograde(queued or assignment, name, force=True, create=True)
             if result["success"]:
                 break
             error = _first_error(result)
             if "database is locked" not in (result.get("error", "") + result.get("log", "")):
                 break
             time.sleep(1 + attempt)
-        sys.stderr.write(f"==== {name}\n{result.get('log') or ''}{result.get('error') or ''}\n")
+        sys.stderr.write(f"==== {item}\n{result.get('log') or ''}{result.get('error') or ''}\n")
         sys.stderr.flush()
-        print(json.dumps({"student": name, "error": None if result["success"] else error}), flush=True)
+        print(json.dumps({"student": item, "error": None if result["success"] else error}), flush=True)
 
 
 def _first_error(result):
@@ -239,30 +255,28 @@ def main(argv=None):
     if not sandbox_ready(args.unsafe_no_sandbox):
         return 2
 
-    submitted = {a: students(course, a) for a in ASSIGNMENTS}
-    if not any(submitted.values()):
+    names = submissions(course)
+    if not names:
         print(f"no submissions in {course / 'submitted'}")
         return 1
     (course / "reports").mkdir(exist_ok=True)
     log = course / "reports" / "grading.log"
     log.write_text("")
-    failed = {}
-    for assignment, names in submitted.items():
-        if not names:
-            continue
-        started = time.time()
-        print(f"{assignment}: autograding {len(names)} submissions with {min(args.workers, len(names))} workers, "
-              f"{'cold' if sandbox.cold() else 'forked'} kernels")
-        results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log,
-                              assignment=assignment)
-        missed = {s: e for s, e in results.items() if e}
-        print(f"Graded {len(names) - len(missed)} of {len(names)} in {time.time() - started:.0f} s")
-        for student, error in sorted(missed.items()):
-            print(f"  NOT GRADED {student}: {error}")
-        failed.update({report.not_graded_key(s, assignment): e for s, e in missed.items()})
-        if not args.no_feedback:
-            pipeline.nbgrader(course, "generate_feedback", assignment, "--force",
-                              f"--CourseDirectory.db_url={db_url}", check=False)
+    started = time.time()
+    counts = ", ".join(f"{len(students(course, a))} in {a}" for a in ASSIGNMENTS if students(course, a))
+    print(f"autograding {len(names)} submissions ({counts}) with {min(args.workers, len(names))} workers, "
+          f"{'cold' if sandbox.cold() else 'forked'} kernels")
+    results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log)
+    missed = {s: e for s, e in results.items() if e}
+    print(f"Graded {len(names) - len(missed)} of {len(names)} in {time.time() - started:.0f} s")
+    for student, error in sorted(missed.items()):
+        print(f"  NOT GRADED {student}: {error}")
+    failed = {report.not_graded_key(*reversed(queue_item(item))): e for item, e in missed.items()}
+    if not args.no_feedback:
+        for assignment in ASSIGNMENTS:
+            if students(course, assignment):
+                pipeline.nbgrader(course, "generate_feedback", assignment, "--force",
+                                  f"--CourseDirectory.db_url={db_url}", check=False)
     page = report.write(course, db_url, failed)
     print(f"Class report: {page}   nbgrader's log: {log}")
     return 0

@@ -36,6 +36,9 @@ def make_course(target):
                     ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     shutil.copytree(ROOT / "grading", target / "grading", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("__pycache__"))
+    # The translated editions' words for the diagnosis line are read at grading time.
+    shutil.copytree(ROOT / "lessons" / "i18n", target / "lessons" / "i18n", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "nbgrader_config.py", target)
     return target
 
@@ -58,6 +61,14 @@ def scores(course, db_url=None, assignment=ASSIGNMENT):
             for nb in submission.notebooks:
                 student[nb.notebook.name] = {g.name: (g.score, g.max_score) for g in nb.grades}
     return out
+
+
+def class_scores(course, db_url=None):
+    """{assignment: scores(...)} for every assignment of the course (every edition) that has submissions."""
+    from grading import ASSIGNMENTS
+
+    out = {a: scores(course, db_url, a) for a in ASSIGNMENTS}
+    return {a: table for a, table in out.items() if table}
 
 
 def totals(table):

@@ -22,7 +22,7 @@ import nbformat
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer, Unicode
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
@@ -149,8 +149,16 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
             message = f"{error.ename}: {error.evalue}".strip()
             cell.outputs.append(
                 {"output_type": "error", "ename": error.ename, "evalue": error.evalue,
-                 "traceback": [f"Check failed. {message}"]})
+                 "traceback": [f"{self._check_failed(resources)} {message}"]})
         return cell, resources
+
+    @staticmethod
+    def _check_failed(resources):
+        """'Check failed.' in the edition's language (a translated edition's CHECK_FAILED)."""
+        from grading import build, language
+
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        return "Check failed." if language(assignment) == "en" else build.load_i18n(assignment).CHECK_FAILED
 
 
 class ResilientExecute(Execute):
@@ -329,3 +337,21 @@ class SandboxedExecute(ResilientExecute):
                 if reply["header"]["msg_type"] != "grader_call_reply":
                     raise KernelGone("the kernel sent no valid answer")
                 return reply["content"]
+
+
+class EditionClearSolutions(ClearSolutions):
+    """ClearSolutions with the code stub in the edition's language: a translated edition's
+    CODE_STUB (lessons/i18n/<assignment>.py) in place of ``ClearSolutions.code_stub``."""
+
+    def preprocess(self, nb, resources):
+        from grading import build, language
+
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        english = dict(self.code_stub)
+        if language(assignment) != "en":
+            self.code_stub = dict(english, python=build.load_i18n(assignment).CODE_STUB)
+        try:
+            return super().preprocess(nb, resources)
+        finally:
+            self.code_stub = english
+

@@ -3,6 +3,10 @@
     reports/index.html                 per assignment and check: how many students failed it, and what it checks
     reports/scores.png                 the histogram of Level 23's total scores
     reports/scores_<assignment>.png    the same for every later assignment
+
+An assignment whose class mixes editions (English and Chinese, grading.EDITIONS) is reported side
+by side in its section: one row per check, under its English name, with one failed/of column pair
+per edition, and one histogram of every edition's students.
 """
 
 import html
@@ -12,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, pipeline
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, pipeline, template
 
 
 def not_graded_key(student, assignment):
@@ -25,10 +29,10 @@ def histogram_name(assignment):
 
 
 def check_labels(course=ROOT, assignment=ASSIGNMENT):
-    """{(notebook, grade_id): what the check is about}, read from the source notebooks."""
+    """{(notebook, grade_id): what the check is about}, read from the (English) source notebooks."""
     labels = {}
-    for name in ASSIGNMENTS[assignment]:
-        nb = nbformat.read(Path(course) / "source" / assignment / f"{name}.ipynb", as_version=4)
+    for name in ASSIGNMENTS[template(assignment)]:
+        nb = nbformat.read(Path(course) / "source" / template(assignment) / f"{name}.ipynb", as_version=4)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if not meta.get("grade") or meta.get("solution"):
@@ -50,7 +54,30 @@ def failures(table, labels):
     return sorted(rows, key=lambda r: (-r[2], r[0], r[1]))
 
 
-def histogram(totals, path, out_of, assignment=ASSIGNMENT):
+def side_by_side(tables, labels):
+    """[(notebook, grade_id, {edition language: (failed, graded)}, label)], most failed (all editions) first.
+
+    ``tables`` is {assignment: scores}, the editions of one assignment: they share their grade ids,
+    so a check is one row.
+    """
+    per = {}
+    for a, table in tables.items():
+        per.setdefault(language(a), {}).update({(nb, g): (f, n) for nb, g, f, n, _ in failures(table, labels)})
+    keys = sorted({k for counts in per.values() for k in counts})
+    rows = [(nb, g, {lang: counts.get((nb, g), (0, 0)) for lang, counts in per.items()}, labels.get((nb, g), g))
+            for nb, g in keys]
+    return sorted(rows, key=lambda r: (-sum(f for f, _ in r[2].values()), r[0], r[1]))
+
+
+def by_assignment(course, db_url=None):
+    """{English assignment: {assignment or edition: scores}} of every assignment with submissions."""
+    out = {}
+    for a, table in pipeline.class_scores(course, db_url).items():
+        out.setdefault(template(a), {})[a] = table
+    return {base: out[base] for base in ASSIGNMENTS if base in out}
+
+
+def histogram(totals, path, out_of, title=ASSIGNMENT):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -60,7 +87,7 @@ def histogram(totals, path, out_of, assignment=ASSIGNMENT):
     ax.set_xlabel(f"total score (out of {out_of:g})")
     ax.set_ylabel("students")
     ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.set_title(f"{assignment}: {len(totals)} students graded")
+    ax.set_title(f"{title}: {len(totals)} students graded")
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -71,23 +98,25 @@ def write(course=ROOT, db_url=None, not_graded=None):
     out = course / "reports"
     out.mkdir(exist_ok=True)
     sections = []
-    for assignment in ASSIGNMENTS:
-        table = pipeline.scores(course, db_url, assignment)
-        if not table:
-            continue
+    for base, tables in by_assignment(course, db_url).items():
+        table = {s: nbs for t in tables.values() for s, nbs in t.items()}
         totals = {s: sum(score for g in nbs.values() for score, _ in g.values()) for s, nbs in table.items()}
         out_of = max((sum(m for g in nbs.values() for _, m in g.values()) for nbs in table.values()), default=0)
-        picture = histogram_name(assignment)
-        histogram(totals, out / picture, out_of, assignment)
-        rows = failures(table, check_labels(course, assignment))
+        picture = histogram_name(base)
+        histogram(totals, out / picture, out_of, base)
+        rows = side_by_side(tables, check_labels(course, base))
+        languages = list(dict.fromkeys(language(a) for a in tables))
+        editions = "".join(f"<th>failed ({lang})</th><th>of ({lang})</th>" for lang in languages)
         body = "".join(
-            f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td><td>{f}</td><td>{n}</td>"
-            f"<td>{html.escape(label)}</td></tr>" for nb, g, f, n, label in rows)
+            f"<tr><td>{html.escape(nb)}</td><td><code>{html.escape(g)}</code></td>"
+            + "".join(f"<td>{counts[lang][0]}</td><td>{counts[lang][1]}</td>" for lang in languages)
+            + f"<td>{html.escape(label)}</td></tr>" for nb, g, counts, label in rows)
+        by_edition = f" ({', '.join(f'{len(t)} in {a}' for a, t in tables.items())})" if len(tables) > 1 else ""
         sections.append(
-            f"<h2 id='{assignment}'>{assignment}</h2><p>{len(totals)} students graded.</p>"
-            f"<img src='{picture}' alt='score histogram of {assignment}'>"
-            f"<h3>Checks, most failed first</h3><table class='checks' data-assignment='{assignment}'><tr>"
-            f"<th>notebook</th><th>check</th><th>failed</th><th>of</th><th>what it checks</th></tr>{body}</table>")
+            f"<h2 id='{base}'>{base}</h2><p>{len(totals)} students graded{html.escape(by_edition)}.</p>"
+            f"<img src='{picture}' alt='score histogram of {base}'>"
+            f"<h3>Checks, most failed first</h3><table class='checks' data-assignment='{base}'><tr>"
+            f"<th>notebook</th><th>check</th>{editions}<th>what it checks</th></tr>{body}</table>")
     missing = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((not_graded or {}).items()))
     page = out / "index.html"
     page.write_text(
@@ -101,10 +130,13 @@ def write(course=ROOT, db_url=None, not_graded=None):
 
 
 def summary(course=ROOT, db_url=None, top=5):
-    """The most failed checks of each assignment, as text lines."""
+    """The most failed checks of each assignment (every edition of it together), as text lines."""
     lines = []
-    for assignment in ASSIGNMENTS:
-        rows = failures(pipeline.scores(course, db_url, assignment), check_labels(course, assignment))
-        level = assignment.split("_")[0]
-        lines += [f"{f:>3}/{n:<3} {level} {nb[:2]} {label}" for nb, g, f, n, label in rows[:top] if f]
+    for base, tables in by_assignment(course, db_url).items():
+        level = base.split("_")[0]
+        for nb, g, counts, label in side_by_side(tables, check_labels(course, base))[:top]:
+            f, n = sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values())
+            split = " + ".join(f"{c[0]} {lang}" for lang, c in counts.items()) if len(counts) > 1 else ""
+            if f:
+                lines.append(f"{f:>3}/{n:<3} {level} {nb[:2]} {label}" + (f"  ({split})" if split else ""))
     return lines

@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 23 · Speculative decoding · Mission 1: the accept branch
 #
 # A small **draft** model proposes `K` tokens in a row; a large **target** model checks all of
@@ -26,7 +26,7 @@ import torch
 import spec_checks
 from spec_widgets import legend, lesson_case, quiz, show_principle, visible_case
 
-# %% [markdown]
+# %% [markdown] l10n="guess-first"
 # ## 🎯 Guess first
 #
 # Make a guess before reading on. You can change your answer whenever you like, and a wrong
@@ -35,7 +35,7 @@ from spec_widgets import legend, lesson_case, quiz, show_principle, visible_case
 # %%
 quiz("m1_guess")
 
-# %% [markdown]
+# %% [markdown] l10n="idea"
 # ## Today's idea
 #
 # **Align the current position first. When p is not less than q, the draft token is always
@@ -50,7 +50,7 @@ quiz("m1_guess")
 # model gives it. (Chen et al. (2023) use the letters the other way round: there `p` is the draft
 # and `q` the target. This course follows Leviathan et al. (2023).)
 
-# %% [markdown]
+# %% [markdown] l10n="what-you-need"
 # ## What you need first
 #
 # - `draft_probs` and `target_probs` are float tensors of shape `[K, vocab_size]`.
@@ -72,7 +72,7 @@ print("draft_tokens:", draft_tokens)
 print("target_probs[0, 10] is a", type(target_probs[0, 10]).__name__,
       "; .item() turns it into a", type(target_probs[0, 10].item()).__name__)
 
-# %% [markdown]
+# %% [markdown] l10n="principle"
 # ## The principle, as a picture
 #
 # Verification walks the positions in order. At position `i`:
@@ -98,17 +98,17 @@ print("target_probs[0, 10] is a", type(target_probs[0, 10]).__name__,
 # %%
 show_principle(0)
 
-# %% [markdown]
+# %% [markdown] l10n="legend-intro"
 # The objects you will meet in the code:
 
 # %%
 legend()
 
-# %% [markdown]
+# %% [markdown] l10n="worked-example"
 # **Worked example.** At position 0, `p = 0.8` and `q = 0.5`. Since `p >= q`, the acceptance
 # probability is `min(1, 0.8/0.5) = 1`: append token 10, and draw nothing.
 
-# %% [markdown]
+# %% [markdown] l10n="pitfall"
 # ## ⚠️ Pitfall: don't compare the wrong thing
 #
 # `target_probs[i].max()` answers *"which token does the target model like most?"*. The
@@ -125,7 +125,7 @@ print("target_probs[1].max()  =", round(example.target_probs[1].max().item(), 2)
 print("target_probs[1, 20]    =", round(example.target_probs[1, 20].item(), 2), " <- p for the drafted token 20")
 print("draft_probs[1, 20]     =", round(example.draft_probs[1, 20].item(), 2), " <- q: p < q, so not accepted for sure")
 
-# %% [markdown]
+# %% [markdown] l10n="syntax-warm-up"
 # ## Syntax warm-up: two reviewers
 #
 # Two reviewers scored two items at two rounds. In round `i`, the item under review is
@@ -146,7 +146,7 @@ for i, item_id in enumerate(chosen_items):
 
 print(approved)  # round 0: 0.8 < 0.9, no; round 1: 0.7 >= 0.6, approve item 0
 
-# %% [markdown]
+# %% [markdown] l10n="from-warm-up"
 # ## From the warm-up to TODO 1
 #
 # | warm-up | in `verify_draft` |
@@ -157,13 +157,13 @@ print(approved)  # round 0: 0.8 < 0.9, no; round 1: 0.7 >= 0.6, approve item 0
 # | `reviewer_b` | `draft_probs`, giving `q` |
 # | `approved.append(item_id)` | `accepted_tokens.append(token_id)` |
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
 quiz("m1_check")
 
-# %% [markdown]
+# %% [markdown] l10n="try-it"
 # ## Try it: position 0 by hand
 #
 # Read `p` and `q` for visible-test position 0 (row 0, column 10). You should see `p = 0.8`
@@ -176,7 +176,7 @@ p = target_probs[i, token_id].item()
 q = draft_probs[i, token_id].item()
 print(f"row {i}, column {token_id}: p = {p:.1f}, q = {q:.1f}, p >= q: {p >= q}")
 
-# %% [markdown]
+# %% [markdown] l10n="todo-1"
 # ## TODO 1: the accept branch
 #
 # Complete `verify_draft` below. The loop and the reading of `p` and `q` are given. Your part:
@@ -216,7 +216,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # Two cases, with `torch.rand` replaced by a stand-in that records every call (calling it fails
@@ -233,9 +233,9 @@ run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
 multi = spec_checks.run_verify(verify_draft, spec_checks.multi_accept_case(), draws=[])
 problem = spec_checks.visible_problem_m1(run, multi)
 assert problem is None, problem
-print("Visible test passed: [10] and [10, 20, 30], with no random draw.")
+print(spec_checks.say("m1_passed"))
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis: one line that names the mistake your function makes, if it is one we
@@ -253,44 +253,44 @@ print("Visible test passed: [10] and [10, 20, 30], with no random draw.")
 # Hidden check: p == q is accepted, with no draw.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.5, 0.5), (6, 0.2, 0.7)]), draws=[])
-spec_checks.check(run, hint="When p == q the token is accepted (p >= q, not p > q)")
-assert run.calls == 0, "When p == q the token is accepted without a random draw: use p >= q, not p > q."
-assert run.tokens == [5], f"When p == q the token is accepted: use p >= q, not p > q (got {run.tokens}, expected [5])."
+spec_checks.check(run, hint="m1_equal_accepts")
+assert run.calls == 0, spec_checks.say("m1_equal_no_draw")
+assert run.tokens == [5], spec_checks.say("m1_equal_tokens", tokens=run.tokens, expected=[5])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: every position has p >= q, so every token comes back.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.6, 0.2), (8, 0.5, 0.5), (1, 0.9, 0.1)]), draws=[])
-spec_checks.check(run, [3, 8, 1], hint="When every position has p >= q, every draft token is accepted: don't stop after an accept")
+spec_checks.check(run, [3, 8, 1], hint="m1_all_accept")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_first_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the loop stops at the first position with p < q.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.7, 0.3), (9, 0.2, 0.6), (2, 0.9, 0.1)]), draws=[])
-spec_checks.check(run, [4], hint="At the first p < q the Mission 1 version stops: append only when p >= q and keep the given break")
+spec_checks.check(run, [4], hint="m1_stops_first_reject")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 (with p > 0) is accepted and raises nothing.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[])
-spec_checks.check(run, [7], hint="When q == 0, p >= q holds: accept without computing p / q")
+spec_checks.check(run, [7], hint="m1_q_zero")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an empty draft returns [].
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([]), draws=[])
-spec_checks.check(run, [], hint="An empty draft has nothing to verify: return an empty list")
+spec_checks.check(run, [], hint="empty_draft")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: draft_tokens given as a torch.LongTensor.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.1, 0.5)], tokens_as="tensor"), draws=[])
-spec_checks.check(run, [12, 25], hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+spec_checks.check(run, [12, 25], hint="long_tensor")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -298,35 +298,35 @@ spec_checks.check(run, [12, 25], hint="draft_tokens can be a torch.LongTensor: i
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(12, 0.6, 0.3), (25, 0.6, 0.2), (33, 0.2, 0.5)], decoys=[(2, 5, 0.7)])
 run = spec_checks.run_verify(verify_draft, case, draws=[])
-spec_checks.check(run, [12, 25], hint="Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's column (not the row's max())")
+spec_checks.check(run, [12, 25], hint="m1_rows_aligned")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_appends_token_ids", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)]), draws=[])
-spec_checks.check(run, [17, 3], hint="A wrong token in accepted_tokens: check that you append token_id (not p, not i)")
+spec_checks.check(run, [17, 3], hint="m1_appends_token_ids")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: Mission 1 never calls torch.rand.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(2, 0.9, 0.1), (4, 0.3, 0.3), (6, 0.1, 0.2)]), draws=[0.0, 0.0, 0.0])
-assert run.calls == 0, "A p >= q position triggered a random draw: accept without torch.rand, and check the comparison's direction."
+assert run.calls == 0, spec_checks.say("m1_no_draw")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3)]), draws=[])
-assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
+assert not run.inputs_changed, spec_checks.say("inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_plain_list", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the result is a plain Python list.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(9, 0.8, 0.2), (19, 0.6, 0.6)]), draws=[])
-assert run.tokens is not None, "Return accepted_tokens as a plain Python list of ints (not a tensor, tuple or generator)."
+assert run.tokens is not None, spec_checks.say("m1_plain_list")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -334,5 +334,5 @@ assert run.tokens is not None, "Return accepted_tokens as a plain Python list of
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(44, 0.5, 0.2), (2, 0.3, 0.3), (49, 0.8, 0.1), (0, 0.4, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
 run = spec_checks.run_verify(verify_draft, case, draws=[])
-spec_checks.check(run, [44, 2, 49, 0], hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+spec_checks.check(run, [44, 2, 49, 0], hint="other_draft")
 ### END HIDDEN TESTS

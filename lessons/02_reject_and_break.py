@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 23 · Speculative decoding · Mission 2: reject and break
 #
 # In Mission 1 every position with `p < q` simply stopped the loop. That throws away good
@@ -32,18 +32,18 @@ import torch
 import spec_checks
 from spec_widgets import number_line, quiz, show_replay, visible_case
 
-# %% [markdown]
+# %% [markdown] l10n="guess-first"
 # ## 🎯 Guess first
 
 # %%
 quiz("m2_guess")
 
-# %% [markdown]
+# %% [markdown] l10n="idea"
 # ## Today's idea
 #
 # **When p < q, flip one coin. Once a token is rejected, every later draft stops.**
 
-# %% [markdown]
+# %% [markdown] l10n="what-you-need"
 # ## What you need first
 #
 # - Only `p < q` enters the random branch. There the acceptance probability `p/q` lies strictly
@@ -58,7 +58,7 @@ quiz("m2_guess")
 r = torch.rand(1)
 print("torch.rand(1) ->", r, " shape", tuple(r.shape), " .item() ->", r.item(), type(r.item()).__name__)
 
-# %% [markdown]
+# %% [markdown] l10n="principle"
 # ## The principle, on a number line
 #
 # When the draft is more confident than the target (`p < q`), the token is kept only with
@@ -75,7 +75,7 @@ print("torch.rand(1) ->", r, " shape", tuple(r.shape), " .item() ->", r.item(), 
 # %%
 number_line()
 
-# %% [markdown]
+# %% [markdown] l10n="number-line-answers"
 # <details><summary><b>Answers</b> (try the sliders first)</summary>
 #
 # - **When `p >= q`**, `p/q` is at least 1, so the acceptance probability `min(1, p/q)` is 1: the
@@ -86,7 +86,7 @@ number_line()
 #
 # </details>
 
-# %% [markdown]
+# %% [markdown] l10n="three-steps"
 # ## Three steps in the `p < q` branch
 #
 # 1. `r = torch.rand(1).item()`, only in this branch;
@@ -98,7 +98,7 @@ number_line()
 # course's contract is the strict one, and the tests hold you to it: it also makes `p == 0`
 # reject even when `r` happens to be `0.0`.
 
-# %% [markdown]
+# %% [markdown] l10n="test-contract"
 # ## The test contract
 #
 # The visible test replaces `torch.rand` with a stand-in that returns `0.5` on its first call
@@ -111,7 +111,7 @@ number_line()
 # %%
 show_replay()
 
-# %% [markdown]
+# %% [markdown] l10n="syntax-warm-up"
 # ## Syntax warm-up: levels with a pass rate
 #
 # A player tries levels in order. Level `n` is passed when its draw is below its pass rate;
@@ -130,7 +130,7 @@ for level, (rate, draw) in enumerate(zip(pass_rates, draws)):
 
 print(passed)  # [0]: level 1 fails (0.7 >= 0.2), so level 2 is never tried
 
-# %% [markdown]
+# %% [markdown] l10n="from-warm-up"
 # ## From the warm-up to TODO 2
 #
 # | warm-up | in `verify_draft` |
@@ -141,13 +141,13 @@ print(passed)  # [0]: level 1 fails (0.7 >= 0.2), so level 2 is never tried
 # | `break` | stop verifying after a rejection |
 # | `passed` | `accepted_tokens`, in prefix order |
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
 quiz("m2_check")
 
-# %% [markdown]
+# %% [markdown] l10n="try-it"
 # ## Try it: walk the table
 #
 # | position | token | p | q | p/q | r | outcome |
@@ -183,7 +183,7 @@ for i, token_id in enumerate(draft_tokens):
         break
 print("accepted_tokens =", accepted_tokens)
 
-# %% [markdown]
+# %% [markdown] l10n="official-problem"
 # ## The official problem: `verify_draft`
 #
 # Write the whole function. It has two TODOs:
@@ -224,7 +224,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # The table's case, with `torch.rand` replaced by a stand-in that returns `0.5`, then `0.9`.
@@ -234,9 +234,9 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
 problem = spec_checks.visible_problem_m2(run)
 assert problem is None, problem
-print("Visible test passed: [10, 20], with 2 draws.")
+print(spec_checks.say("m2_passed"))
 
-# %% [markdown]
+# %% [markdown] l10n="replay-yours"
 # ## Replay your own function
 #
 # The same replay, now also running **your** `verify_draft` with the scripted draws. It shows
@@ -246,7 +246,7 @@ print("Visible test passed: [10, 20], with 2 draws.")
 # %%
 show_replay(verify_draft)
 
-# %% [markdown]
+# %% [markdown] l10n="mean-length"
 # ## How many tokens does one step keep?
 #
 # Position `i` survives only if every position up to it was accepted, and position `j` is
@@ -264,7 +264,7 @@ case = visible_case()
 _, mean_length = spec_checks.sample_runs(verify_draft, case, trials=2000, seed=0)
 print(f"average accepted: {mean_length:.2f}   expected: {spec_checks.expected_length(case):.2f}")
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis: one line that names the mistake your function makes, if it is one we
@@ -283,7 +283,7 @@ print(f"average accepted: {mean_length:.2f}   expected: {spec_checks.expected_le
 # Hidden check: one draw per p < q position, in position order; none for p >= q.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
-spec_checks.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in position order, and never for p >= q")
+spec_checks.check(run, [3, 5, 8], 2, hint="m2_draw_order")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -291,22 +291,22 @@ spec_checks.check(run, [3, 5, 8], 2, hint="Draw once per position with p < q, in
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(12, 0.6, 0.3), (25, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
 run = spec_checks.run_verify(verify_draft, case, draws=[0.9])
-spec_checks.check(run, [12], 1, hint="Read p and q at [i, token_id]: row i for position i, and the drafted token's column (not the row's max())")
+spec_checks.check(run, [12], 1, hint="m2_rows_aligned")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: nothing is drawn after a rejection.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)]), draws=[0.9, 0.0, 0.0])
-spec_checks.check(run, [], 1, hint="After a rejection, stop: break ends the loop, so no more draws")
+spec_checks.check(run, [], 1, hint="m2_no_draw_after_reject")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_single_value_draws", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: each draw asks for a single value.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.2, 0.4), (5, 0.3, 0.6), (8, 0.3, 0.6)]), draws=[0.1, 0.2, 0.3])
-assert run.calls > 0 and not run.bad_shapes, (f"Each draw asks for one value with torch.rand(1); your calls asked for "
-                                              f"shapes {run.bad_shapes or 'nothing'} (draws counted: {run.calls}).")
+assert run.calls > 0 and not run.bad_shapes, spec_checks.say("m2_single_value", shapes=run.bad_shapes or [],
+                                                               calls=run.calls)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_strict_boundary", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -314,49 +314,49 @@ assert run.calls > 0 and not run.bad_shapes, (f"Each draw asks for one value wit
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(6, 0.25, 0.5), (7, 0.9, 0.1)])
 run = spec_checks.run_verify(verify_draft, case, draws=[case.p_over_q(0)])
-spec_checks.check(run, [], 1, hint="Accept only when r < p/q: r == p/q must reject, so use <, not <=")
+spec_checks.check(run, [], 1, hint="m2_strict_boundary")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_p_zero_rejects", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: p == 0 rejects, even when r is 0.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(6, 0.0, 0.5), (7, 0.9, 0.1)]), draws=[0.0])
-spec_checks.check(run, [], 1, hint="p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)")
+spec_checks.check(run, [], 1, hint="m2_p_zero")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_break_not_continue", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a rejection stops the loop (break, not continue).
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)]), draws=[0.95])
-spec_checks.check(run, [1], hint="A token after a rejection came back: you used continue; a rejection needs break")
+spec_checks.check(run, [1], hint="m2_break_not_continue")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a successful coin flip appends the token.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6)]), draws=[0.2])
-spec_checks.check(run, [4], 1, hint="When r < p/q the token is accepted: append token_id (is your comparison reversed, or the ratio q / p?)")
+spec_checks.check(run, [4], 1, hint="m2_coin_success")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an all-accepted draft draws only where p < q.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.2, 0.8)]), draws=[0.1, 0.1])
-spec_checks.check(run, [4, 9, 6, 2], 2, hint="Every token here is accepted, with draws only at the two p < q positions (p == q needs none)")
+spec_checks.check(run, [4, 9, 6, 2], 2, hint="m2_all_accepted")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 with p > 0 is accepted with no draw.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[0.99])
-spec_checks.check(run, [7], 0, hint="When q == 0, p >= q holds: accept without a draw and without dividing by q")
+spec_checks.check(run, [7], 0, hint="m2_q_zero")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: an empty draft returns [].
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([]), draws=[])
-spec_checks.check(run, [], 0, hint="An empty draft has nothing to verify: return an empty list")
+spec_checks.check(run, [], 0, hint="empty_draft")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -364,14 +364,14 @@ spec_checks.check(run, [], 0, hint="An empty draft has nothing to verify: return
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)], tokens_as="tensor")
 run = spec_checks.run_verify(verify_draft, case, draws=[0.5, 0.9])
-spec_checks.check(run, [10, 20], 2, hint="draft_tokens can be a torch.LongTensor: index with the token id and append it as an int")
+spec_checks.check(run, [10, 20], 2, hint="long_tensor")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3)]), draws=[0.1, 0.9])
-assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs or draft_tokens: only read them."
+assert not run.inputs_changed, spec_checks.say("inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_other_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -379,7 +379,7 @@ assert not run.inputs_changed, "verify_draft changed draft_probs, target_probs o
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(44, 0.5, 0.2), (2, 0.3, 0.6), (49, 0.8, 0.1), (0, 0.1, 0.4), (31, 0.1, 0.2), (7, 0.9, 0.1)], vocab=50)
 run = spec_checks.run_verify(verify_draft, case, draws=[0.3, 0.6])
-spec_checks.check(run, [44, 2, 49], 2, hint="verify_draft should work for any draft, not only the visible [10, 20, 30, 40]")
+spec_checks.check(run, [44, 2, 49], 2, hint="other_draft")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_acceptance_rate", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -387,8 +387,7 @@ spec_checks.check(run, [44, 2, 49], 2, hint="verify_draft should work for any dr
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(5, 0.3, 0.75)])
 rate, _ = spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2313)
-assert spec_checks.close(rate, case.p_over_q(0), 0.03), (f"A position with p/q = 0.4 was accepted {rate:.0%} of the time, "
-                                               "not about 40%: accept when r < p / q, with r = torch.rand(1).item().")
+assert spec_checks.close(rate, case.p_over_q(0), 0.03), spec_checks.say("m2_acceptance_rate", rate=rate, want=case.p_over_q(0))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_mean_length", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -397,6 +396,5 @@ assert spec_checks.close(rate, case.p_over_q(0), 0.03), (f"A position with p/q =
 case = spec_checks.Case([(1, 0.3, 0.6), (2, 0.5, 0.5), (3, 0.2, 0.8), (4, 0.9, 0.1)])
 _, mean_length = spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2314)
 want = spec_checks.expected_length(case)
-assert spec_checks.close(mean_length, want, 0.08), (f"Accepted {mean_length:.2f} tokens on average; the exact expectation is "
-                                          f"{want:.2f}. Check the coin (r < p / q) and that a rejection breaks.")
+assert spec_checks.close(mean_length, want, 0.08), spec_checks.say("m2_mean_length", mean=mean_length, want=want)
 ### END HIDDEN TESTS

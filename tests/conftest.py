@@ -1,9 +1,12 @@
 """Shared fixtures: one temporary nbgrader course, graded once per test session.
 
-Every answer of the catalogue (answers/) and every example student of `make demo`
-is submitted to a fresh course in a temporary folder and autograded there by the
-real nbgrader CLI, in one `nbgrader autograde` run per assignment. Tests read its
-gradebook, its autograded notebooks and its feedback.
+Every answer of the catalogue (answers/, every assignment's), every gaming and fault
+submission and every example student of `make demo` is submitted to a fresh course in a
+temporary folder and autograded there by the real nbgrader: each English assignment by one
+`nbgrader autograde` run, the Chinese edition of Level 23 (ZH: Level 23's answers, gaming and
+fault submissions under the same student ids) by `make grade`'s parallel workers, in the same
+course. Tests read its gradebook, its autograded notebooks and its feedback, for any assignment
+or edition.
 """
 
 import sys
@@ -14,7 +17,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, ASSIGNMENTS, catalogue, demo, pipeline  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, catalogue, demo, grade, pipeline, template  # noqa: E402
+
+ZH = "level23_speculative_decoding_zh"  # the Chinese edition, graded in the same course
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 
@@ -53,15 +58,15 @@ def apply_edits(nb_path, edits):
     nbformat.write(nb, nb_path)
 
 
-def write_hostile(root, release):
+def write_hostile(root, release, assignment=ASSIGNMENT):
     for student, notebook, path in hostile_submissions():
         if path.suffix == ".ipynb":
-            target = root / "submitted" / student / ASSIGNMENT / f"{notebook}.ipynb"
+            target = root / "submitted" / student / assignment / f"{notebook}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes())
             continue
         code = path.read_text()
-        target = catalogue.write_submission(root / "submitted", student, notebook, code, release)
+        target = catalogue.write_submission(root / "submitted", student, notebook, code, release, assignment)
         if header(code, "edit"):
             apply_edits(target, header(code, "edit"))
 
@@ -71,13 +76,18 @@ class GradedCourse:
         self.root = root
         self.answers = answers
         self.logs = logs
-        self.table = {}  # notebook names differ between assignments, so one table holds them all
+        # Every assignment's own table; ``table`` joins the English assignments' (their notebook names
+        # differ) for tests that look a student up without naming the assignment.
+        self.tables = {a: pipeline.scores(root, assignment=a) for a in ASSIGNMENTS}
+        self.table = {}
         for assignment in ASSIGNMENTS:
-            for student, notebooks in pipeline.scores(root, assignment=assignment).items():
-                self.table.setdefault(student, {}).update(notebooks)
+            if template(assignment) == assignment:
+                for student, notebooks in self.tables[assignment].items():
+                    self.table.setdefault(student, {}).update(notebooks)
 
-    def grades(self, student, notebook):
-        return self.table[student][notebook]
+    def grades(self, student, notebook, assignment=None):
+        """One notebook's {grade_id: (score, max)}; any English assignment's unless ``assignment`` is given."""
+        return (self.table if assignment is None else self.tables[assignment])[student][notebook]
 
     def feedback(self, student, notebook, assignment=ASSIGNMENT):
         return (self.root / "feedback" / student / assignment / f"{notebook}.html").read_text()
@@ -93,16 +103,25 @@ def graded_course(tmp_path_factory):
     for assignment in ASSIGNMENTS:
         logs[f"generate {assignment}"] = pipeline.nbgrader(root, "generate_assignment", assignment, "--force")
         demo.build_class(root / "submitted", prefix="demo-", assignment=assignment, release_root=root / "release")
-    logs["generate"] = logs[f"generate {ASSIGNMENT}"]
+    logs["generate"], logs["generate_zh"] = logs[f"generate {ASSIGNMENT}"], logs[f"generate {ZH}"]
     answers = catalogue.load_all()
-    for answer in answers:
-        catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code,
-                                   root / "release" / answer.assignment, answer.assignment)
-    write_hostile(root, root / "release" / ASSIGNMENT)
+    for answer in answers:  # each answer to its assignment and to every edition of it
+        for assignment in [answer.assignment] + [e for e in EDITIONS if template(e) == answer.assignment]:
+            catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code,
+                                       root / "release" / assignment, assignment)
+    for assignment in (ASSIGNMENT, ZH):
+        write_hostile(root, root / "release" / assignment, assignment)
     # A broken submission makes nbgrader exit non-zero; the run itself must still grade everyone else.
-    for assignment in ASSIGNMENTS:
+    english = [a for a in ASSIGNMENTS if template(a) == a]
+    for assignment in english:
         logs[f"autograde {assignment}"] = pipeline.nbgrader(root, "autograde", assignment, "--force", check=False)
+    # The Chinese edition goes through `make grade`'s parallel workers, with the mixed-class queue items
+    # ("<assignment> <student>"): on 2 cores that takes about half as long as another plain run.
+    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.startswith(ZH + " ")], 2,
+                                             grade.default_db_url(root), echo=False, log=root / "grading_zh.log")
+    for assignment in ASSIGNMENTS:
         logs[f"feedback {assignment}"] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")
     logs["autograde"], logs["feedback"] = logs[f"autograde {ASSIGNMENT}"], logs[f"feedback {ASSIGNMENT}"]
+    logs["feedback_zh"] = logs[f"feedback {ZH}"]
     logs["export"] = pipeline.nbgrader(root, "export")
     return GradedCourse(root, answers, logs)

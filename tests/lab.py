@@ -31,12 +31,19 @@ def free_port():
 
 
 @contextmanager
-def jupyter_lab(notebook_dir, log_path):
-    """A JupyterLab server on 127.0.0.1 with a fresh token; yields its base URL and token."""
+def jupyter_lab(notebook_dir, log_path, locale=None):
+    """A JupyterLab server on 127.0.0.1 with a fresh token; yields its base URL and token.
+
+    ``locale`` (e.g. "zh_CN") sets JupyterLab's interface language, as `make lab LANG=zh` does.
+    """
     port, token = free_port(), secrets.token_hex(16)
     home = Path(notebook_dir).parent / "home"
     settings = home / "lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True, exist_ok=True)
+    if locale:
+        translation = home / "lab-settings" / "@jupyterlab" / "translation-extension"
+        translation.mkdir(parents=True, exist_ok=True)
+        (translation / "plugin.jupyterlab-settings").write_text(f'{{"locale": "{locale}"}}')
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
     tracker = home / "lab-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from grading import catalogue
+from grading import ASSIGNMENT, catalogue
 
 ANSWERS = catalogue.load_all()  # every assignment's
 WRONG_PER_NOTEBOOK, RIGHT_PER_NOTEBOOK = 12, 4
@@ -70,3 +70,29 @@ def test_unknown_behaviour_and_a_dead_kernel_are_said_plainly(graded_course):
     assert cell_output(graded_course, loop, "diagnosis") == f"Diagnosis: {diagnosis.UNKNOWN}\n"
     loop._s = "faults-kills-kernel"
     assert cell_output(graded_course, loop, "diagnosis").startswith("Diagnosis: not made: the Python kernel stopped")
+
+
+# ------------------------------------------------------------------ the Chinese edition, graded in the same course
+
+LEVEL23 = [a for a in ANSWERS if a.assignment == ASSIGNMENT]  # the Chinese edition's template's answers
+
+
+@pytest.mark.parametrize("answer", LEVEL23, ids=lambda a: f"{a.notebook[:2]}-{a.name}")
+def test_the_chinese_edition_gives_every_answer_the_same_grades(graded_course, answer):
+    from conftest import ZH
+    assert graded_course.grades(answer.student, answer.notebook, ZH) == graded_course.grades(answer.student,
+                                                                                              answer.notebook)
+
+
+@pytest.mark.parametrize("answer", LEVEL23, ids=lambda a: f"{a.notebook[:2]}-{a.name}")
+def test_the_chinese_diagnosis_names_the_same_mistake_in_chinese(graded_course, answer):
+    import nbformat
+
+    from conftest import ZH
+    from grading import diagnosis
+    words, translated = diagnosis.texts(ZH)
+    expected = words["none"] if answer.full_marks else translated[answer.notebook][answer.name]
+    path = graded_course.autograded(answer.student, answer.notebook, ZH)
+    cell = next(c for c in nbformat.read(path, as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "diagnosis")
+    assert "".join(o.get("text", "") for o in cell.outputs) == f"{words['prefix']}{expected}\n"

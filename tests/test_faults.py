@@ -68,3 +68,15 @@ def test_notebook_that_is_not_json_is_reported_by_name(graded_course):
     log = graded_course.logs["autograde"].stderr
     assert "for student 'faults-not-json'" in log
     assert "NotJSONError" in log or "not valid JSON" in log or "JSONDecodeError" in log
+
+
+@pytest.mark.parametrize("student", [s for s in FAULTS if not s.endswith("not-json")])
+def test_faulty_submission_scores_the_same_in_the_chinese_edition(graded_course, student):
+    from conftest import ZH
+    assert graded_course.grades(student, NB, ZH) == graded_course.grades(student, NB)
+
+
+def test_the_endless_loop_is_named_in_chinese_in_the_chinese_edition(graded_course):
+    from conftest import ZH
+    text = graded_course.autograded("faults-endless-loop-in-function", NB, ZH).read_text()
+    assert "运行超过了 1 秒" in text

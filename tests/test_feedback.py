@@ -63,7 +63,7 @@ def test_every_hidden_check_has_its_own_hint():
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and "BEGIN HIDDEN TESTS" in cell.source:
                 hidden = cell.source.split("BEGIN HIDDEN TESTS", 1)[1]
-                assert "hint=" in hidden or re.search(r"^assert .+, \(?f?\"", hidden, re.M), \
+                assert "hint=" in hidden or re.search(r"^assert .+, spec_checks\.say\(\"", hidden, re.M), \
                     f"{meta['grade_id']} has no message"
 
 
@@ -77,3 +77,30 @@ def test_feedback_gives_the_diagnosis_above_the_hidden_checks(graded_course):
     text = html_text(graded_course.feedback("demo-ben", "02_reject_and_break"))
     assert "Diagnosis: you use continue after a rejection" in text
     assert text.index("Hidden checks") < text.index("Diagnosis:") < text.index("A token after a rejection came back")
+
+
+def test_chinese_feedback_names_the_failed_checks_and_the_mistake_in_chinese(graded_course):
+    from conftest import ZH
+    text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break", ZH))
+    assert "检查未通过。 AssertionError: 拒绝之后的 token 又出现了" in text  # the hidden check's hint
+    assert "token 30 被拒绝后 token 40 又出现了" in text   # the visible test's message
+    assert "诊断：拒绝之后你用了 continue" in text
+    assert "Diagnosis:" not in text and "you used continue" not in text
+    leaked = [line for line in hidden_lines("02_reject_and_break") if line in text]
+    assert not leaked
+
+
+def test_the_mixed_class_report_shows_both_editions_under_the_same_check_names(graded_course):
+    from conftest import ZH
+    from grading import report
+    page = report.write(graded_course.root).read_text()
+    assert "<th>failed (en)</th><th>of (en)</th><th>failed (zh)</th><th>of (zh)</th>" in page
+    row = re.search(r"<tr><td>02_reject_and_break</td><td><code>hidden_break_not_continue</code></td>(.*?)</tr>", page)
+    cells = [int(c) for c in re.findall(r"<td>(\d+)</td>", row.group(1))]
+    want = []
+    for assignment in (ASSIGNMENT, ZH):  # failed, then graded, in each edition
+        grades = [nbs["02_reject_and_break"]["hidden_break_not_continue"]
+                  for nbs in graded_course.tables[assignment].values() if "02_reject_and_break" in nbs]
+        want += [sum(score < out_of for score, out_of in grades), len(grades)]
+    assert cells == want and want[0] > 0 and want[2] > 0
+    assert "a rejection stops the loop" in row.group(1)

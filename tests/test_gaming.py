@@ -36,3 +36,9 @@ def test_deleted_test_cell_is_put_back_and_graded(graded_course):
     grades = graded_course.grades("gaming-test-cells-edited", "02_reject_and_break")
     assert grades["hidden_break_not_continue"] == (0.0, 1.0)
     assert grades["test_visible"] == (0.0, 3.0)
+
+
+@pytest.mark.parametrize("student,notebook,path", GAMING, ids=[g[0] for g in GAMING])
+def test_attack_scores_the_same_in_the_chinese_edition(graded_course, student, notebook, path):
+    from conftest import ZH
+    assert graded_course.grades(student, notebook, ZH) == graded_course.grades(student, notebook)

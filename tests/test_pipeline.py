@@ -46,9 +46,24 @@ def test_export_writes_one_row_per_student_with_the_scores(graded_course):
     rows = list(csv.DictReader((graded_course.root / "grades.csv").open()))
     ada = [r for r in rows if r["student_id"] == "demo-ada" and r["assignment"] == ASSIGNMENT]
     assert len(ada) == 1 and float(ada[0]["score"]) == 34.0 and float(ada[0]["max_score"]) == 34.0
-    assert {r["assignment"] for r in rows} == set(ASSIGNMENTS)
+    assert {r["assignment"] for r in rows} == set(ASSIGNMENTS)  # every assignment and edition, in one export
 
 
 def test_score_table_prints_every_student():
     table = demo.score_table({"ada": {NOTEBOOKS[0]: (15.0, 15.0), NOTEBOOKS[1]: (18.0, 18.0)}})
     assert "ada" in table and "33 / 33" in table
+
+
+def test_the_chinese_students_of_the_demo_get_the_scores_of_their_english_twins(graded_course):
+    from conftest import ZH
+    zh = pipeline.totals(graded_course.tables[ZH])
+    en = pipeline.totals(graded_course.table)
+    for student, twin in (("lan", "ben"), ("mei", "cy")):
+        assert zh[f"demo-{student}"] == en[f"demo-{twin}"]
+    assert demo.ROSTER[ZH] and set(demo.ROSTER) == set(ASSIGNMENTS)
+
+
+def test_score_table_names_each_students_edition():
+    table = demo.score_table({"ada": {NOTEBOOKS[0]: (15.0, 15.0)}, "lan": {NOTEBOOKS[0]: (15.0, 15.0)}},
+                             editions={"ada": "en", "lan": "zh"})
+    assert "edition" in table and "lan     zh" in table

@@ -15,6 +15,7 @@ notebooks run unattended under nbgrader (which sets NBGRADER_EXECUTION).
 import html
 import os
 import sys
+import unicodedata
 from dataclasses import dataclass
 
 
@@ -27,78 +28,123 @@ AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
 # --------------------------------------------------------------------------- quizzes
 
-QUIZZES = {
-    "m1_guess": dict(
-        question="Position 0 drafted token 10, with p = 0.8 and q = 0.5. What should TODO 1 do?",
-        options=[
-            "Append 10 to accepted_tokens directly",
-            "Call torch.rand first, then decide",
-            "break at once",
-        ],
-        answer=0,
-        why=[
-            "Right: p >= q, so the acceptance probability min(1, p/q) is 1. Token 10 is accepted "
-            "and no random number is spent.",
-            "Not quite: a draw only matters when the acceptance probability is below 1. Here "
-            "min(1, 0.8/0.5) = 1, so drawing would waste a random number (and the tests count "
-            "them). Append 10 directly.",
-            "Not quite: break means 'reject and stop', but nothing was rejected. The target gives "
-            "token 10 more probability (0.8) than the draft did (0.5), so it is accepted: append 10.",
-        ],
-    ),
-    "m1_check": dict(
-        question="Why do we read probabilities with [i, token_id]?",
-        options=[
-            "To transpose the [K, V] matrix",
-            "To fetch the whole vocabulary at once",
-            "To align both the draft position and the token actually drafted there",
-        ],
-        answer=2,
-        why=[
-            "Not quite: indexing never transposes. [i, token_id] picks one number: row i "
-            "(the position), column token_id (the drafted token). That alignment is the point.",
-            "Not quite: [i] alone would give the whole row (every token of the vocabulary). Adding "
-            "token_id picks the single probability of the token the draft actually chose.",
-            "Right: row i is the draft position, column token_id is the token drafted there, so "
-            "p and q are the two models' probabilities of the same token at the same place.",
-        ],
-    ),
-    "m2_guess": dict(
-        question="Positions 0 and 1 were accepted. Position 2 has p = 0.1, q = 0.9 and the draw is "
-                 "r = 0.9. What does the function finally do?",
-        options=[
-            "Reject position 2 and stop, returning the first two tokens",
-            "Skip position 2 and go on to verify position 3",
-            "Accept position 2 because r is large",
-        ],
-        answer=0,
-        why=[
-            "Right: p/q = 0.1/0.9 is about 0.11, and r = 0.9 is not below it, so position 2 is "
-            "rejected and the loop breaks. The result is [10, 20].",
-            "Not quite: that is what continue would do. Token 40 was drafted on top of token 30; once "
-            "30 is rejected, 40's context is gone. Reject position 2 and stop: [10, 20].",
-            "Not quite: a draw accepts only when r < p/q. A large r lands outside [0, 0.11), so it "
-            "rejects. Position 2 is rejected and the loop stops: [10, 20].",
-        ],
-    ),
-    "m2_check": dict(
-        question="Why break rather than continue after a rejection?",
-        options=[
-            "Later drafts depend on the prefix with this token accepted, and rejecting changes that context",
-            "Because Python lists can't keep looping",
-            "Because continue deletes target_probs",
-        ],
-        answer=0,
-        why=[
-            "Right: the draft model wrote each token after the ones before it. Reject one and every "
-            "later draft token was written for a prefix that no longer exists.",
-            "Not quite: Python loops over lists happily. The reason is about the model: later drafts "
-            "were built on the prefix that included the rejected token.",
-            "Not quite: continue only skips to the next loop step; it deletes nothing. The reason is "
-            "that later drafts depend on the rejected token being in the prefix.",
-        ],
-    ),
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# Every sentence the widgets show, by id. This is the English edition's text;
+# `python -m grading.build` writes each translated edition's copy of this file with this block
+# taken from lessons/i18n/ (everything outside the block is copied unchanged, and a test says so).
+TEXT = {
+    "lang": "en",
+    "fonts": [],  # font families the pictures need first (a CJK one for Chinese)
+    "quiz": {
+        "m1_guess": {
+            "question": "Position 0 drafted token 10, with p = 0.8 and q = 0.5. What should TODO 1 do?",
+            "options": [
+                "Append 10 to accepted_tokens directly",
+                "Call torch.rand first, then decide",
+                "break at once",
+            ],
+            "why": [
+                "Right: p >= q, so the acceptance probability min(1, p/q) is 1. Token 10 is accepted "
+                "and no random number is spent.",
+                "Not quite: a draw only matters when the acceptance probability is below 1. Here "
+                "min(1, 0.8/0.5) = 1, so drawing would waste a random number (and the tests count "
+                "them). Append 10 directly.",
+                "Not quite: break means 'reject and stop', but nothing was rejected. The target gives "
+                "token 10 more probability (0.8) than the draft did (0.5), so it is accepted: append 10.",
+            ],
+        },
+        "m1_check": {
+            "question": "Why do we read probabilities with [i, token_id]?",
+            "options": [
+                "To transpose the [K, V] matrix",
+                "To fetch the whole vocabulary at once",
+                "To align both the draft position and the token actually drafted there",
+            ],
+            "why": [
+                "Not quite: indexing never transposes. [i, token_id] picks one number: row i "
+                "(the position), column token_id (the drafted token). That alignment is the point.",
+                "Not quite: [i] alone would give the whole row (every token of the vocabulary). Adding "
+                "token_id picks the single probability of the token the draft actually chose.",
+                "Right: row i is the draft position, column token_id is the token drafted there, so "
+                "p and q are the two models' probabilities of the same token at the same place.",
+            ],
+        },
+        "m2_guess": {
+            "question": "Positions 0 and 1 were accepted. Position 2 has p = 0.1, q = 0.9 and the draw is "
+                     "r = 0.9. What does the function finally do?",
+            "options": [
+                "Reject position 2 and stop, returning the first two tokens",
+                "Skip position 2 and go on to verify position 3",
+                "Accept position 2 because r is large",
+            ],
+            "why": [
+                "Right: p/q = 0.1/0.9 is about 0.11, and r = 0.9 is not below it, so position 2 is "
+                "rejected and the loop breaks. The result is [10, 20].",
+                "Not quite: that is what continue would do. Token 40 was drafted on top of token 30; once "
+                "30 is rejected, 40's context is gone. Reject position 2 and stop: [10, 20].",
+                "Not quite: a draw accepts only when r < p/q. A large r lands outside [0, 0.11), so it "
+                "rejects. Position 2 is rejected and the loop stops: [10, 20].",
+            ],
+        },
+        "m2_check": {
+            "question": "Why break rather than continue after a rejection?",
+            "options": [
+                "Later drafts depend on the prefix with this token accepted, and rejecting changes that context",
+                "Because Python lists can't keep looping",
+                "Because continue deletes target_probs",
+            ],
+            "why": [
+                "Right: the draft model wrote each token after the ones before it. Reject one and every "
+                "later draft token was written for a prefix that no longer exists.",
+                "Not quite: Python loops over lists happily. The reason is about the model: later drafts "
+                "were built on the prefix that included the rejected token.",
+                "Not quite: continue only skips to the next loop step; it deletes nothing. The reason is "
+                "that later drafts depend on the rejected token being in the prefix.",
+            ],
+        },
+    },
+    "principle_accept": "p = {p:.2f} >= q = {q:.2f}: acceptance probability 1, append {token_id} (no draw)",
+    "principle_reject": "p = {p:.2f} < q = {q:.2f}: not accepted for sure; Mission 2 flips a coin here",
+    "xlabel": "column = token_id (vocabulary)",
+    "ylabel": "row = draft position i",
+    "colorbar": "probability",
+    "row_maximum": "row maximum",
+    "max_is_drafted": "target_probs[i].max() is the drafted token here, by chance",
+    "max_elsewhere": "x = target_probs[{i}].max() at column {column}: the target's favourite, not the question",
+    "principle_title": "Position i = {i}, draft_tokens[{i}] = {token_id}.  {verdict}\n{note}",
+    "legend_head": ["object", "what it is"],
+    "legend": [
+        ["draft_probs", "[K, V] float tensor: the draft model's probabilities, row i = position i"],
+        ["target_probs", "[K, V] float tensor: the target model's probabilities, same layout"],
+        ["draft_tokens", "K token ids the draft proposed (a Python list in the visible test)"],
+        ["p, q", "Python floats: target_probs[i, token_id].item() and draft_probs[i, token_id].item()"],
+        ["accepted_tokens", "the Python list you return: accepted ids, in draft order"],
+    ],
+    "no_draw_needed": "p >= q: accept, no draw needed (acceptance probability 1)",
+    "line_accept": "r = {r:.2f} < p/q = {ratio:.2f}: accept and continue",
+    "line_reject": "r = {r:.2f} >= p/q = {ratio:.2f}: reject and stop (break)",
+    "preset_1": "Position 1: p/q = 0.8, r = 0.5",
+    "preset_2": "Position 2: p/q ≈ 0.11, r = 0.9",
+    "line_static": "Run this cell in JupyterLab to move the sliders.",
+    "replay_head": ["position", "token", "p", "q", "p/q", "r", "verdict"],
+    "no_draw": "no draw",
+    "none_left": "none left",
+    "accept": "accept",
+    "accept_continue": "accept, continue",
+    "reject_break": "reject, break",
+    "never_verified": "never verified",
+    "trace_raised": "verify_draft raised {error}",
+    "trace_missing": "draw {n} never happened: expected one at position {expected}",
+    "trace_extra": "draw {n} (at position {got}) is extra: expected only {count} draw(s)",
+    "trace_moved": "draw {n} happened at position {got}, expected at position {expected}",
+    "trace_result": "result {result} differs from the expected {expected}",
+    "trace_match": "Your draws match the expected ones, in number and order.",
+    "trace_summary": "<b>Your verify_draft</b> returned <code>{result}</code> with {calls} draw(s), at positions "
+                     "{positions}.",
 }
+# ---------------------------------------------------------------- text: END TEXT
+QUIZ_ANSWERS = {'m1_guess': 0, 'm1_check': 2, 'm2_guess': 0, 'm2_check': 0}
+QUIZZES = {quiz_id: dict(TEXT["quiz"][quiz_id], answer=QUIZ_ANSWERS[quiz_id]) for quiz_id in QUIZ_ANSWERS}
 
 
 def grade_choice(quiz_id, index):
@@ -136,11 +182,30 @@ def principle_summary(case, i):
     q = case.draft_probs[i, token_id].item()
     best = int(case.target_probs[i].argmax())
     if p >= q:
-        verdict = f"p = {p:.2f} >= q = {q:.2f}: acceptance probability 1, append {token_id} (no draw)"
+        verdict = TEXT["principle_accept"].format(p=p, q=q, token_id=token_id)
     else:
-        verdict = f"p = {p:.2f} < q = {q:.2f}: not accepted for sure; Mission 2 flips a coin here"
+        verdict = TEXT["principle_reject"].format(p=p, q=q, token_id=token_id)
     return dict(i=i, token_id=token_id, p=p, q=q, accept=p >= q, verdict=verdict,
                 max_column=best, max_value=case.target_probs[i, best].item())
+
+
+def use_fonts():
+    """Put the edition's fonts (TEXT["fonts"], e.g. a CJK font) first in matplotlib's sans-serif list."""
+    if not TEXT["fonts"]:
+        return
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if not installed & set(TEXT["fonts"]):  # a font installed after matplotlib built its font cache
+        for path in font_manager.findSystemFonts():
+            if "CJK" in path and "Sans" in path:
+                font_manager.fontManager.addfont(path)
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    wanted = [name for name in TEXT["fonts"] if name in installed]
+    families = matplotlib.rcParams["font.sans-serif"]
+    if wanted and families[: len(wanted)] != wanted:
+        matplotlib.rcParams["font.sans-serif"] = wanted + [f for f in families if f not in wanted]
 
 
 def principle_figure(case=None, i=0):
@@ -148,6 +213,7 @@ def principle_figure(case=None, i=0):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
+    use_fonts()
     case = case or lesson_case()
     info = principle_summary(case, i)
     k, v = case.target_probs.shape
@@ -157,8 +223,8 @@ def principle_figure(case=None, i=0):
     for ax, probs, title, name in panels:
         image = ax.imshow(probs.numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=1)
         ax.set_title(title, fontsize=11)
-        ax.set_xlabel("column = token_id (vocabulary)")
-        ax.set_ylabel("row = draft position i")
+        ax.set_xlabel(TEXT["xlabel"])
+        ax.set_ylabel(TEXT["ylabel"])
         ax.set_yticks(range(k))
         ax.set_xticks([0, 10, 20, 30, 40] if v > 40 else range(0, v, max(1, v // 8)))
         ax.add_patch(Rectangle((-0.5, i - 0.5), v, 1, fill=False, ec="#f59e0b", lw=2.5))
@@ -168,13 +234,12 @@ def principle_figure(case=None, i=0):
         ax.annotate(f"{name} = {value:.2f}", (info["token_id"], i), xytext=(info["token_id"] + 3, i + 0.35),
                     color="#dc2626", fontsize=11, fontweight="bold",
                     arrowprops=dict(arrowstyle="->", color="#dc2626"))
-    fig.colorbar(image, ax=axes, label="probability", shrink=0.9)
+    fig.colorbar(image, ax=axes, label=TEXT["colorbar"], shrink=0.9)
     best = info["max_column"]
     if best != info["token_id"]:  # on the drafted token's own cell the mark would hide p
-        axes[0].plot(best, i, marker="x", color="white", ms=12, mew=3, label="row maximum")
-    note = ("target_probs[i].max() is the drafted token here, by chance" if best == info["token_id"]
-            else f"x = target_probs[{i}].max() at column {best}: the target's favourite, not the question")
-    fig.suptitle(f"Position i = {i}, draft_tokens[{i}] = {info['token_id']}.  {info['verdict']}\n{note}",
+        axes[0].plot(best, i, marker="x", color="white", ms=12, mew=3, label=TEXT["row_maximum"])
+    note = (TEXT["max_is_drafted"] if best == info["token_id"] else TEXT["max_elsewhere"].format(i=i, column=best))
+    fig.suptitle(TEXT["principle_title"].format(i=i, token_id=info["token_id"], verdict=info["verdict"], note=note),
                  fontsize=11, color="#1a7f37" if info["accept"] else "#b42318")
     return fig
 
@@ -191,13 +256,7 @@ def show_principle(i=0):
     return verdict
 
 
-LEGEND = [
-    ("draft_probs", "[K, V] float tensor: the draft model's probabilities, row i = position i"),
-    ("target_probs", "[K, V] float tensor: the target model's probabilities, same layout"),
-    ("draft_tokens", "K token ids the draft proposed (a Python list in the visible test)"),
-    ("p, q", "Python floats: target_probs[i, token_id].item() and draft_probs[i, token_id].item()"),
-    ("accepted_tokens", "the Python list you return: accepted ids, in draft order"),
-]
+LEGEND = [tuple(row) for row in TEXT["legend"]]
 
 
 def legend():
@@ -205,7 +264,8 @@ def legend():
     from IPython.display import HTML
 
     rows = "".join(f"<tr><td><code>{html.escape(a)}</code></td><td>{html.escape(b)}</td></tr>" for a, b in LEGEND)
-    return HTML(f"<table class='spec-legend'><tr><th>object</th><th>what it is</th></tr>{rows}</table>")
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in TEXT["legend_head"])
+    return HTML(f"<table class='spec-legend'><tr>{head}</tr>{rows}</table>")
 
 
 # --------------------------------------------------------------------------- number line
@@ -229,24 +289,28 @@ def acceptance(p, q, r):
     threshold = min(1.0, ratio)
     needs_draw = p < q
     if not needs_draw:
-        return Verdict(p, q, r, ratio, threshold, False, True,
-                       "p >= q: accept, no draw needed (acceptance probability 1)")
+        return Verdict(p, q, r, ratio, threshold, False, True, TEXT["no_draw_needed"])
     accepted = r < ratio
     if accepted:
-        text = f"r = {r:.2f} < p/q = {ratio:.2f}: accept and continue"
+        text = TEXT["line_accept"].format(r=r, ratio=ratio)
     else:
-        text = f"r = {r:.2f} >= p/q = {ratio:.2f}: reject and stop (break)"
+        text = TEXT["line_reject"].format(r=r, ratio=ratio)
     return Verdict(p, q, r, ratio, threshold, True, accepted, text)
 
 
 PRESETS = {
-    "Position 1: p/q = 0.8, r = 0.5": (0.4, 0.5, 0.5),
-    "Position 2: p/q ≈ 0.11, r = 0.9": (0.1, 0.9, 0.9),
+    TEXT["preset_1"]: (0.4, 0.5, 0.5),
+    TEXT["preset_2"]: (0.1, 0.9, 0.9),
 }
 
 
 CHAR_WIDTH, LINE_HEIGHT = 7.5, 15  # px per character and per line at font-size 13 (an upper bound)
 PAD, LINE_Y = 30, 46                # the number line runs from x = PAD to width - PAD, at height LINE_Y
+
+
+def text_width(text):
+    """An upper bound of ``text``'s width in px: a wide (CJK) character counts twice."""
+    return CHAR_WIDTH * sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _x_of(width):
@@ -273,7 +337,7 @@ def number_line_labels(verdict, width=560):
         labels.append(dict(kind="r", text=f"r = {verdict.r:.2f}", x=x_of(verdict.r), y=y - 26, anchor="middle"))
     labels.append(dict(kind="verdict", text=verdict.text, x=PAD, y=y + 68, anchor="start"))
     for label in labels:  # keep every label inside the picture
-        half = CHAR_WIDTH * len(label["text"]) / 2
+        half = text_width(label["text"]) / 2
         if label["anchor"] == "middle":
             label["x"] = min(max(label["x"], half + 2), width - half - 2)
     return labels
@@ -281,7 +345,7 @@ def number_line_labels(verdict, width=560):
 
 def label_box(label):
     """(left, top, right, bottom) of a label, from the same character width the layout uses."""
-    w = CHAR_WIDTH * len(label["text"])
+    w = text_width(label["text"])
     left = {"start": label["x"], "middle": label["x"] - w / 2, "end": label["x"] - w}[label["anchor"]]
     return left, label["y"] - LINE_HEIGHT + 3, left + w, label["y"] + 3
 
@@ -358,7 +422,7 @@ def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
     line = NumberLine(p, q, r)
     static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
-              f"{number_line_svg(line.verdict)}<p><i>Run this cell in JupyterLab to move the sliders.</i></p></div>")
+              f"{number_line_svg(line.verdict)}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
     return with_fallback(line.widget, static)
 
 
@@ -384,17 +448,17 @@ def replay_rows(case=None, draws=VISIBLE_DRAWS):
         q = case.draft_probs[i, token_id].item()
         ratio = p / q if q > 0 else float("inf")
         if stopped:
-            rows.append(Row(i, token_id, p, q, ratio, "-", "never verified"))
+            rows.append(Row(i, token_id, p, q, ratio, "-", TEXT["never_verified"]))
             continue
         if p >= q:
-            rows.append(Row(i, token_id, p, q, ratio, "no draw", "accept"))
+            rows.append(Row(i, token_id, p, q, ratio, TEXT["no_draw"], TEXT["accept"]))
             continue
         r = draws.pop(0) if draws else None
         if r is not None and r < ratio:
-            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}", "accept, continue"))
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}", TEXT["accept_continue"]))
         else:
-            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}" if r is not None else "none left",
-                            "reject, break"))
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}" if r is not None else TEXT["none_left"],
+                            TEXT["reject_break"]))
             stopped = True
     return rows
 
@@ -416,7 +480,7 @@ def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
     case = case or visible_case()
     fake = _PositionTrackingRand(draws)
     run = run_verify(verify_draft, case, rand=fake)
-    expected = [row.position for row in replay_rows(case, draws) if row.draw not in ("no draw", "-")]
+    expected = [row.position for row in replay_rows(case, draws) if row.draw not in (TEXT["no_draw"], "-")]
     return dict(result=run.result, error=run.error, calls=run.calls,
                 positions=fake.positions, expected_positions=expected)
 
@@ -425,7 +489,7 @@ def trace_messages(trace, expected_result=(10, 20)):
     """Plain-language differences between a student's draws and the expected ones."""
     notes = []
     if trace["error"]:
-        notes.append(f"verify_draft raised {trace['error']}")
+        notes.append(TEXT["trace_raised"].format(error=trace["error"]))
     mine, want = trace["positions"], trace["expected_positions"]
     for n in range(max(len(mine), len(want))):
         got = mine[n] if n < len(mine) else None
@@ -433,14 +497,14 @@ def trace_messages(trace, expected_result=(10, 20)):
         if got == exp:
             continue
         if got is None:
-            notes.append(f"draw {n + 1} never happened: expected one at position {exp}")
+            notes.append(TEXT["trace_missing"].format(n=n + 1, expected=exp))
         elif exp is None:
-            notes.append(f"draw {n + 1} (at position {got}) is extra: expected only {len(want)} draw(s)")
+            notes.append(TEXT["trace_extra"].format(n=n + 1, got=got, count=len(want)))
         else:
-            notes.append(f"draw {n + 1} happened at position {got}, expected at position {exp}")
+            notes.append(TEXT["trace_moved"].format(n=n + 1, got=got, expected=exp))
     if not trace["error"] and list(trace["result"] or []) != list(expected_result):
-        notes.append(f"result {trace['result']} differs from the expected {list(expected_result)}")
-    return notes or ["Your draws match the expected ones, in number and order."]
+        notes.append(TEXT["trace_result"].format(result=trace["result"], expected=list(expected_result)))
+    return notes or [TEXT["trace_match"]]
 
 
 SKIPPED_ROW = " class='skipped' style='color:#999;font-style:italic'"
@@ -449,17 +513,18 @@ SKIPPED_ROW = " class='skipped' style='color:#999;font-style:italic'"
 def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
     rows = replay_rows(case, draws)
     body = "".join(
-        f"<tr{SKIPPED_ROW if r.verdict == 'never verified' else ''}><td>{r.position}</td><td>{r.token_id}</td>"
+        f"<tr{SKIPPED_ROW if r.verdict == TEXT['never_verified'] else ''}><td>{r.position}</td><td>{r.token_id}</td>"
         f"<td>{r.p:.2f}</td><td>{r.q:.2f}</td><td>{'>= 1' if r.ratio >= 1 else f'{r.ratio:.2f}'}</td>"
         f"<td>{r.draw}</td><td>{r.verdict}</td></tr>" for r in rows)
-    table = ("<table class='spec-replay'><tr><th>position</th><th>token</th><th>p</th><th>q</th>"
-             f"<th>p/q</th><th>r</th><th>verdict</th></tr>{body}</table>")
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in TEXT["replay_head"])
+    table = f"<table class='spec-replay'><tr>{head}</tr>{body}</table>"
     if verify_draft is None:
         return table
     trace = student_trace(verify_draft, case, draws)
     items = "".join(f"<li>{html.escape(m)}</li>" for m in trace_messages(trace))
-    return (table + f"<p><b>Your verify_draft</b> returned <code>{html.escape(repr(trace['result']))}</code> "
-            f"with {trace['calls']} draw(s), at positions {trace['positions']}.</p><ul class='spec-trace'>{items}</ul>")
+    summary = TEXT["trace_summary"].format(result=html.escape(repr(trace["result"])), calls=trace["calls"],
+                                           positions=trace["positions"])
+    return table + f"<p>{summary}</p><ul class='spec-trace'>{items}</ul>"
 
 
 def show_replay(verify_draft=None):

@@ -27,6 +27,112 @@ import threading
 
 import torch
 
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# Every sentence a student reads from these checks, by id. This is the English edition's text;
+# `python -m grading.build` writes each translated edition's copy of this file with this block
+# taken from lessons/i18n/ (everything outside the block is copied unchanged, and a test says so).
+TEXT = {
+    "lang": "en",
+    "problem": {
+        "rebound": "your code replaced Python builtins ({names}): remove that",
+        "rand_replaced": "your code replaced torch.rand: draw with torch.rand(1).item() and leave torch.rand itself alone",
+        "not_written": "NotImplementedError: verify_draft is not written yet; replace the raise line with your code",
+        "raised": "verify_draft raised {error}",
+        "not_ids": "verify_draft returned a list that holds something other than token ids (ints): {result}; "
+                   "append token_id",
+        "not_list": "verify_draft should return a plain Python list of token ids, but it returned a {type}: {result}",
+        "not_list_short": "verify_draft should return a plain Python list of token ids",
+        "too_long": "verify_draft ran longer than {seconds:g} s: is there an endless loop?",
+    },
+    "check": {
+        "problem_hint": "{problem}. {hint}",
+        "got_expected": "{hint} (got {got}, expected {expected})",
+        "calls_expected": "{hint} (torch.rand was called {calls} time(s), expected {expected})",
+    },
+    "visible": {
+        "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
+        "not_token_ids": "The result {tokens} holds values that are not drafted token ids: append token_id "
+                         "(not the position i, not p).",
+        "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
+                              "p >= q, with p and q read at [i, token_id].",
+        "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Append token_id only when "
+                              "p >= q, after comparing: is the comparison reversed, or the append before it?",
+        "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q, but you returned only {tokens}. "
+                                "Every p >= q position is accepted: after appending, go on to the next position with "
+                                "continue (without it the loop reaches the given break), and read p and q at "
+                                "[i, token_id] for each i.",
+        "stopped_at_equal": "Second case: you returned {tokens}, stopping at position 2, where p == q = 0.5. p >= q "
+                            "includes equality: accept when p >= q, not p > q.",
+        "kept_after_stop": "Got {tokens}: token 40 came back although position 1 (p < q) must stop the loop. Keep the "
+                           "given break: Mission 1 stops at the first p < q.",
+        "m1_other": "Expected [10] for the first case and [10, 20, 30] for the second; got {tokens}.",
+        "accepted_all": "Got {tokens}: every token was accepted, also token 30, where p/q = 0.11 and r = 0.9. Check the "
+                        "ratio (p / q, not q / p) and the comparison (accept only when r < p / q).",
+        "never_drew": " torch.rand was never called: draw r with torch.rand(1).item().",
+        "continued": "Got {tokens}: token 40 came back after token 30 was rejected. You used continue after a rejection; "
+                     "use break.",
+        "position1_late_draw": "Got {tokens}: position 1 was rejected. Position 0 (p >= q) used up the first draw, so "
+                               "position 1 got r = 0.9: draw only where p < q.",
+        "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
+                              "the comparison (accept when r < p / q) and that you read row i.",
+        "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
+        "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
+                          "r = torch.rand(1).item() (not random, numpy, or a rand imported by name).",
+        "shapes": "Got [10, 20], but your draws asked torch.rand for the shapes {shapes}: draw one value at a time, "
+                  "torch.rand(1).",
+        "m2_other": "Expected exactly [10, 20], got {tokens}.",
+    },
+    "say": {
+        "m1_passed": "Visible test passed: [10] and [10, 20, 30], with no random draw.",
+        "m2_passed": "Visible test passed: [10, 20], with 2 draws.",
+    },
+    "hint": {
+        "m1_equal_accepts": "When p == q the token is accepted (p >= q, not p > q)",
+        "m1_equal_no_draw": "When p == q the token is accepted without a random draw: use p >= q, not p > q.",
+        "m1_equal_tokens": "When p == q the token is accepted: use p >= q, not p > q (got {tokens}, expected {expected}).",
+        "m1_all_accept": "When every position has p >= q, every draft token is accepted: don't stop after an accept",
+        "m1_stops_first_reject": "At the first p < q the Mission 1 version stops: append only when p >= q and keep "
+                                 "the given break",
+        "m1_q_zero": "When q == 0, p >= q holds: accept without computing p / q",
+        "empty_draft": "An empty draft has nothing to verify: return an empty list",
+        "long_tensor": "draft_tokens can be a torch.LongTensor: index with the token id and append it as an int",
+        "m1_rows_aligned": "Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's "
+                           "column (not the row's max())",
+        "m1_appends_token_ids": "A wrong token in accepted_tokens: check that you append token_id (not p, not i)",
+        "m1_no_draw": "A p >= q position triggered a random draw: accept without torch.rand, and check the "
+                      "comparison's direction.",
+        "inputs_unchanged": "verify_draft changed draft_probs, target_probs or draft_tokens: only read them.",
+        "m1_plain_list": "Return accepted_tokens as a plain Python list of ints (not a tensor, tuple or generator).",
+        "other_draft": "verify_draft should work for any draft, not only the visible [10, 20, 30, 40]",
+        "m2_draw_order": "Draw once per position with p < q, in position order, and never for p >= q",
+        "m2_rows_aligned": "Read p and q at [i, token_id]: row i for position i, and the drafted token's column "
+                           "(not the row's max())",
+        "m2_no_draw_after_reject": "After a rejection, stop: break ends the loop, so no more draws",
+        "m2_single_value": "Each draw asks for one value with torch.rand(1); your calls asked for shapes {shapes} "
+                           "(draws counted: {calls}).",
+        "m2_strict_boundary": "Accept only when r < p/q: r == p/q must reject, so use <, not <=",
+        "m2_p_zero": "p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)",
+        "m2_break_not_continue": "A token after a rejection came back: you used continue; a rejection needs break",
+        "m2_coin_success": "When r < p/q the token is accepted: append token_id (is your comparison reversed, or "
+                           "the ratio q / p?)",
+        "m2_all_accepted": "Every token here is accepted, with draws only at the two p < q positions (p == q needs "
+                           "none)",
+        "m2_q_zero": "When q == 0, p >= q holds: accept without a draw and without dividing by q",
+        "m2_acceptance_rate": "A position with p/q = {want:.1f} was accepted {rate:.0%} of the time, not about {want:.0%}: "
+                              "accept when r < p / q, with r = torch.rand(1).item().",
+        "m2_mean_length": "Accepted {mean:.2f} tokens on average; the exact expectation is {want:.2f}. Check the "
+                          "coin (r < p / q) and that a rejection breaks.",
+    },
+}
+# ---------------------------------------------------------------- text: END TEXT
+
+
+def say(key, **blanks):
+    """The edition's sentence ``key`` (from TEXT["say"] or TEXT["hint"]), with its blanks filled in."""
+    table = TEXT["say"] if key in TEXT["say"] else TEXT["hint"]
+    return table[key].format(**blanks)
+
+
 _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
@@ -79,7 +185,7 @@ def time_budget(seconds):
         return
 
     def _expired(signum, frame):
-        raise TimeBudgetExceeded(f"verify_draft ran longer than {seconds:g} s: is there an endless loop?")
+        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(seconds=seconds))
 
     previous = signal.signal(signal.SIGALRM, _expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -251,30 +357,30 @@ def run_verify(verify_draft, case, draws=(), rand=None):
 
 def _first_problem(run):
     if run.rebound:
-        return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
+        return TEXT["problem"]["rebound"].format(names=", ".join(run.rebound))
     if run.rand_replaced:
-        return "your code replaced torch.rand: draw with torch.rand(1).item() and leave torch.rand itself alone"
+        return TEXT["problem"]["rand_replaced"]
     if run.error is not None and run.error.startswith("NotImplementedError"):
-        return "NotImplementedError: verify_draft is not written yet; replace the raise line with your code"
+        return TEXT["problem"]["not_written"]
     if run.error is not None:
-        return f"verify_draft raised {run.error}"
+        return TEXT["problem"]["raised"].format(error=run.error)
     if run.tokens is None and run.result_type == "list":
-        return ("verify_draft returned a list that holds something other than token ids (ints): "
-                f"{run.result_repr}; append token_id")
+        return TEXT["problem"]["not_ids"].format(result=run.result_repr)
     if run.tokens is None:
-        return ("verify_draft should return a plain Python list of token ids, "
-                f"but it returned a {run.result_type}: {run.result_repr}")
+        return TEXT["problem"]["not_list"].format(type=run.result_type, result=run.result_repr)
     return None
 
 
 def check(run, expected_tokens=None, calls=None, hint=""):
-    """Raise AssertionError with ``hint`` if the run is wrong; otherwise print a short pass line."""
+    """Raise AssertionError with the sentence ``hint`` (an id in TEXT["hint"]) if the run is wrong."""
+    hint = TEXT["hint"][hint] if hint else ""
     if run.problem is not None:
-        raise AssertionError(f"{run.problem}. {hint}" if hint else run.problem)
+        raise AssertionError(TEXT["check"]["problem_hint"].format(problem=run.problem, hint=hint) if hint else run.problem)
     if expected_tokens is not None and run.tokens != [_int(t) for t in expected_tokens]:
-        raise AssertionError(f"{hint} (got {run.tokens}, expected {[_int(t) for t in expected_tokens]})")
+        raise AssertionError(TEXT["check"]["got_expected"].format(
+            hint=hint, got=run.tokens, expected=[_int(t) for t in expected_tokens]))
     if calls is not None and run.calls != calls:
-        raise AssertionError(f"{hint} (torch.rand was called {run.calls} time(s), expected {calls})")
+        raise AssertionError(TEXT["check"]["calls_expected"].format(hint=hint, calls=run.calls, expected=calls))
 
 
 # ------------------------------------------------------------------ visible tests
@@ -283,39 +389,7 @@ def check(run, expected_tokens=None, calls=None, hint=""):
 
 MULTI_ACCEPT_POSITIONS = [(10, 0.8, 0.5), (20, 0.6, 0.3), (30, 0.5, 0.5), (40, 0.1, 0.9)]
 
-VISIBLE_MESSAGES = {
-    "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
-    "not_token_ids": "The result {tokens} holds values that are not drafted token ids: append token_id "
-                     "(not the position i, not p).",
-    "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
-                          "p >= q, with p and q read at [i, token_id].",
-    "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Append token_id only when "
-                          "p >= q, after comparing: is the comparison reversed, or the append before it?",
-    "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q, but you returned only {tokens}. "
-                            "Every p >= q position is accepted: after appending, go on to the next position with "
-                            "continue (without it the loop reaches the given break), and read p and q at "
-                            "[i, token_id] for each i.",
-    "stopped_at_equal": "Second case: you returned {tokens}, stopping at position 2, where p == q = 0.5. p >= q "
-                        "includes equality: accept when p >= q, not p > q.",
-    "kept_after_stop": "Got {tokens}: token 40 came back although position 1 (p < q) must stop the loop. Keep the "
-                       "given break: Mission 1 stops at the first p < q.",
-    "m1_other": "Expected [10] for the first case and [10, 20, 30] for the second; got {tokens}.",
-    "accepted_all": "Got {tokens}: every token was accepted, also token 30, where p/q = 0.11 and r = 0.9. Check the "
-                    "ratio (p / q, not q / p) and the comparison (accept only when r < p / q).",
-    "never_drew": " torch.rand was never called: draw r with torch.rand(1).item().",
-    "continued": "Got {tokens}: token 40 came back after token 30 was rejected. You used continue after a rejection; "
-                 "use break.",
-    "position1_late_draw": "Got {tokens}: position 1 was rejected. Position 0 (p >= q) used up the first draw, so "
-                           "position 1 got r = 0.9: draw only where p < q.",
-    "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
-                          "the comparison (accept when r < p / q) and that you read row i.",
-    "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
-    "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
-                      "r = torch.rand(1).item() (not random, numpy, or a rand imported by name).",
-    "shapes": "Got [10, 20], but your draws asked torch.rand for the shapes {shapes}: draw one value at a time, "
-              "torch.rand(1).",
-    "m2_other": "Expected exactly [10, 20], got {tokens}.",
-}
+VISIBLE_MESSAGES = TEXT["visible"]
 
 
 def multi_accept_case():
@@ -391,7 +465,7 @@ def sample_runs(verify_draft, case, trials, seed):
             for _ in range(trials):
                 tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
-                    raise AssertionError("verify_draft should return a plain Python list of token ids")
+                    raise AssertionError(TEXT["problem"]["not_list_short"])
                 first += 1 if tokens[:1] == [case.positions[0][0]] else 0
                 total += _count(tokens)
     finally:

@@ -11,6 +11,19 @@ when a copy drifts).
 import html
 from dataclasses import dataclass
 
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# The mechanism's own words (each quiz's question, options and explanations live in its level's
+# spec_widgets). This is the English text; `python -m grading.build` writes each translated
+# edition's copy of this file with this block taken from lessons/i18n/.
+TEXT = {
+    "lang": "en",
+    "pick": "Pick an answer: you can change it at any time.",
+    "quiz_static": "Run this cell in JupyterLab to answer and see why.",
+    "correct": "✔ Correct",
+    "wrong": "✘ Not this one",
+}
+# ---------------------------------------------------------------- text: END TEXT
+
 
 @dataclass
 class Feedback:
@@ -22,7 +35,7 @@ def grade_choice(quizzes, quiz_id, index):
     """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
     quiz = quizzes[quiz_id]
     if index is None:
-        return Feedback(False, "Pick an answer: you can change it at any time.")
+        return Feedback(False, TEXT["pick"])
     correct = index == quiz["answer"]
     return Feedback(correct, quiz["why"][index])
 
@@ -51,7 +64,7 @@ def quiz_html(quizzes, quiz_id):
     spec = quizzes[quiz_id]
     items = "".join(f"<li>({'abcdefgh'[k]}) {html.escape(text)}</li>" for k, text in enumerate(spec["options"]))
     return (f"<div class='spec-quiz-static'><b>{html.escape(spec['question'])}</b><ul>{items}</ul>"
-            "<i>Run this cell in JupyterLab to answer and see why.</i></div>")
+            f"<i>{html.escape(TEXT['quiz_static'])}</i></div>")
 
 
 def quiz(quizzes, quiz_id):
@@ -78,6 +91,6 @@ def quiz(quizzes, quiz_id):
 def feedback_html(feedback, pending=False):
     if pending:
         return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
-    mark, colour = ("✔ Correct", "#1a7f37") if feedback.correct else ("✘ Not this one", "#b42318")
+    mark, colour = (TEXT["correct"], "#1a7f37") if feedback.correct else (TEXT["wrong"], "#b42318")
     return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
             f"<b style='color:{colour}'>{mark}.</b> {html.escape(feedback.text)}</div>")

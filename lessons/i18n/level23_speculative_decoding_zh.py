@@ -1,0 +1,601 @@
+"""The zh-CN edition of Level 23 (nbgrader assignment level23_speculative_decoding_zh).
+
+Everything here is text; the code is the English edition's (grading/build.py writes the edition):
+
+- CELLS: each lesson's markdown cells, by the l10n id in lessons/NN_name.py, as (the hash of the
+  English cell this translates, the translation). When the English cell changes, the build stops
+  and names the cell: translate the change, then put the new hash here.
+- COMMENTS: the comments of the code cells, keyed by the English comment.
+- HELPERS: the TEXT block of each helper module (spec_checks.py, spec_widgets.py), same ids.
+- DIAGNOSIS, DIAGNOSES: the diagnosis line of the feedback, by catalogue answer (answers/).
+
+Wording follows the original lesson page (草稿, 目标概率, 草稿概率, 接受, 拒绝, 前缀, 掷一次硬币 …);
+code identifiers stay as they are.
+"""
+
+CELLS = {
+    "01_accept_branch": {
+        "title": ("2835b68f", """
+# Level 23 · 投机解码 · Mission 1：接受分支
+
+一个小的**草稿**模型连续提出 `K` 个 token；一个大的**目标**模型一次性检查它们全部。本关讲的就是这次检查，
+也就是*验证步骤*：哪些草稿 token 能留下来。在这个 notebook 里，你先写出它的前一半。
+
+**本 notebook 共 15 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 12 分。
+
+怎么做：从上到下运行每个单元格（用 **运行 ▸ 运行所有单元格** 即可），回答小测验，然后填写标有
+`YOUR CODE HERE` 的单元格。提交之前，点工具栏里的 **Validate** 按钮：它会像批改程序一样运行整个 notebook。
+"""),
+        "guess-first": ("d22779d2", """
+## 🎯 先猜一猜
+
+先猜一个答案，再往下读。可以随时修改选择，猜错会得到解释。
+"""),
+        "idea": ("b3c647ad", """
+## 今天的核心
+
+**先对齐当前位置：p 不小于 q 时，当前草稿必接受。**
+
+对每个草稿位置 `i`，我们在两个模型里各看一个数：草稿在这里实际提出的那个 token 的概率。目标模型给出的是 `p`，
+草稿模型给出的是 `q`。
+
+它们从哪里来：在位置 `i`，每个模型用 softmax 把自己的 logits 变成整个词表上的概率分布。草稿模型从自己的这一行里
+*采样*出它的 token，所以 `q` 是它提出这个 token 的概率，`p` 是目标模型给这个 token 的概率。（Chen 等人 (2023)
+的字母正好相反：那里 `p` 是草稿，`q` 是目标。本课程沿用 Leviathan 等人 (2023) 的写法。）
+"""),
+        "what-you-need": ("5d67c551", """
+## 先补的知识
+
+- `draft_probs` 和 `target_probs` 都是形状为 `[K, vocab_size]` 的浮点张量。**第 `i` 行**对应第 `i` 个草稿位置；
+  **列 `token_id`** 对应该 token 的概率。
+- `draft_tokens` 是 `K` 个草稿 token_id。在可见测试中它是 Python 列表 `[10, 20, 30, 40]`；token_id
+  可直接作为张量列索引。
+- `p` 和 `q` 通过 `[i, token_id].item()` 读取，`.item()` 把单元素张量转为 **Python float**。后续比较是普通的浮点数比较，
+  不是张量广播。
+- 接受概率是 `min(1, p/q)`。当 `p >= q` 时结果正好为 1，因此**不需要调用随机数**。
+
+下面是可见测试的张量，你可以亲眼看看这些形状：
+"""),
+        "principle": ("5258f023", """
+## 图解原理
+
+验证按顺序逐个位置进行。在位置 `i`：
+
+1. 取草稿 token：`token_id = draft_tokens[i]`；
+2. 在两个张量的第 `i` 行读取**同一列**：`p = target_probs[i, token_id]`，`q = draft_probs[i, token_id]`；
+3. 比较二者；当 `p >= q` 时，把 `token_id` 追加到 `accepted_tokens`。
+
+我们只比较这个候选 token 在两个模型下的概率，不比较整行最大值。若目标模型给它的概率至少和草稿模型一样高，
+草稿没有过度推荐它，就没有理由把它丢掉。
+
+不过，只有接受还不是全部。单靠接受规则，token `x` 被输出的概率是 `min(p, q)`，所以目标模型比草稿更喜欢的 token
+（`p > q`）出现得会偏少。完整算法在拒绝之后做出补偿：从剩余的 `max(0, p - q)`（归一化后）里采样一个修正 token。
+两者合在一起才能精确地还原目标模型；本关只实现“接受并停止”这一部分。
+
+图中是可见测试的位置 0：两个矩阵的第 0 行都被框出，第 10 列是虚线，红色方格就是我们在每个矩阵里读取的那个数。
+"""),
+        "legend-intro": ("1c96b9f3", """
+代码中会遇到的对象：
+"""),
+        "worked-example": ("7b11318d", """
+**例题。** 在位置 0，`p = 0.8`，`q = 0.5`。由于 `p >= q`，接受概率为 `min(1, 0.8/0.5) = 1`：追加 token 10，
+不抽随机数。
+"""),
+        "pitfall": ("a49f83f6", """
+## ⚠️ 不要比较错误位置
+
+`target_probs[i].max()` 回答的是*“目标模型最喜欢谁”*。这里的问题是另一个：*“草稿 token 能否接受”*。在下图的位置 1，
+目标模型最喜欢的是 token 7（✗ 处），但草稿提出的是 token 20，所以 `p` 要在第 20 列读取。
+"""),
+        "syntax-warm-up": ("b10a99a2", """
+## 语法热身：逐项核验候选商品的两方评分
+
+两位评审在两轮中给两件商品打分。第 `i` 轮审核的商品是 `chosen_items[i]`。当评审 A 的分数不低于评审 B 时，通过这件商品。
+运行单元格，并手算核对结果。
+"""),
+        "from-warm-up": ("47b5cbc1", """
+## 从语法例子迁移到 TODO 1
+
+| 热身 | 在 `verify_draft` 中 |
+|---|---|
+| `i` | 草稿位置：选择概率矩阵的哪一**行** |
+| `item_id` | `token_id`：选择该行中的哪一**列**（词表列） |
+| `reviewer_a` | `target_probs`，取目标概率 `p` |
+| `reviewer_b` | `draft_probs`，取草稿概率 `q` |
+| `approved.append(item_id)` | `accepted_tokens.append(token_id)` |
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "try-it": ("eded2e2a", """
+## 学完这一段，试着做：手工核对位置 0
+
+读取可见测试第 0 项的 `p` 和 `q`（行 0、列 10）。你应该看到 `p = 0.8`、`q = 0.5`，所以 token 10 被无条件接受。
+把 `i` 改成 1 或 2 再看看。
+"""),
+        "todo-1": ("9bd0a2cd", """
+## TODO 1：接受分支
+
+完成下面的 `verify_draft`。循环和 `p`、`q` 的读取已经给出。你要写的部分：**当 `p >= q` 时，把 `token_id` 追加到
+`accepted_tokens`，然后 `continue`**，不调用任何随机数。`continue` 跳到下一个位置；没有它，循环会落到给定的 `break`，
+在第一个被接受的 token 之后就停下。
+
+目前，任何 `p < q` 的位置都会停止循环（给定的 `break`）。Mission 2 会把这个停止换成一次掷硬币。
+
+如果测试报错：
+- *位置 0 没有被接受*：检查比较方向是否写反（`p >= q` 才接受），以及读取的行和列；
+- *位置 1 被接受了*：只在 `p >= q` 时 append，并且要先比较再 append；
+- 第二个用例中*只返回了 [10]*：append 之后要 `continue` 到下一个位置；
+- *停在位置 2，而那里 p == q*：`p >= q` 包含相等；
+- *`accepted_tokens` 中出现错误 token*（不是草稿 token_id 的值）：检查 append 的是不是 `token_id`，而不是 `i` 或 `p`；
+- *调用了 torch.rand*：Mission 1 从不抽随机数。
+"""),
+        "visible-test": ("e4dce307", """
+## 可见测试
+
+两个用例，`torch.rand` 被替换成一个记录每次调用的替身（一旦调用，测试失败）：
+
+- 表格中的用例，`draft_tokens = [10, 20, 30, 40]`：位置 0 有 `p = 0.8 >= q = 0.5`，不抽随机数直接接受；位置 1 有
+  `p < q`，所以这个 Mission 1 版本在那里停止。期望：`[10]`。
+- 第二个用例中位置 0、1、2 都有 `p >= q`（最后一个是 `p == q`），位置 3 有 `p < q`。期望：`[10, 20, 30]`。
+"""),
+        "hidden-checks": ("f965ca4f", """
+## 隐藏检查
+
+首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。
+批改你的 notebook 时，它们各检查一种行为（每项 1 分）：`p == q`；所有位置都接受；在第一个 `p < q` 处停止；
+`q == 0`；空草稿；`draft_tokens` 为 `torch.LongTensor`；读取第 `i` 行；追加 token_id；从不调用 `torch.rand`；
+不修改输入；返回普通列表；以及一个不同于可见用例的草稿。
+"""),
+    },
+    "02_reject_and_break": {
+        "title": ("210bc462", """
+# Level 23 · 投机解码 · Mission 2：拒绝并 break
+
+在 Mission 1 中，每个 `p < q` 的位置都直接停止循环。这会丢掉好的 token：草稿过于自信，但这个 token 仍可能是对的。
+现在你来完成验证中“接受前缀”的部分，然后写出官方题目：`verify_draft`，它返回留下来的草稿 token。
+
+它在完整算法中的位置（Leviathan 等人 2023，算法 1）：第一次拒绝之后，投机采样会从残差 `max(0, p - q)`
+（归一化后）中抽取一个*修正* token；当 `K` 个草稿全部被接受时，它会从目标模型的下一行抽取一个*奖励* token。
+这两个 token 让输出精确地服从目标模型，但它们不属于本关：这里你写的是它们之前的那段前缀。
+
+**本 notebook 共 19 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 16 分。
+
+从上到下运行单元格，玩一玩数轴，填写标有 `YOUR CODE HERE` 的单元格，提交前点 **Validate**。
+"""),
+        "guess-first": ("1332f7c5", """
+## 🎯 先猜一猜
+"""),
+        "idea": ("5ba79a26", """
+## 今天的核心
+
+**p 小于 q 时掷一次硬币；一旦拒绝，后续草稿全部停止。**
+"""),
+        "what-you-need": ("d7abb638", """
+## 先补的知识
+
+- 只有 `p < q` 才进入随机分支。此时接受概率 `p/q` 严格位于 0 到 1 之间（`p > 0` 时）。
+- `torch.rand(1)` 返回 shape 为 `[1]` 的张量，在 `[0, 1)` 上均匀分布；`.item()` 把它转为 Python float，便于与
+  `p / q` 比较。
+- 接受时继续循环，验证下一个草稿 token。
+- 拒绝时必须 `break`，而不是 `continue`：后续每个草稿 token 都建立在包含当前 token 的前缀上。当前 token
+  被拒绝后，这个条件上下文已经不成立。
+"""),
+        "principle": ("7f6d7d24", """
+## 图解原理：数轴
+
+当小模型比大模型更自信时（`p < q`），这个 token 只以概率 `p/q` 被保留。从 `[0, 1)` 中均匀抽取 `r`：`r` 落在绿色的
+接受区间 `[0, p/q)` 内就接受，否则拒绝。由于 `r` 是均匀的，它落在区间内的概率正好是 `p/q`。
+
+- **第 1 项**：`p/q = 0.8`，`r = 0.5`。在区间内：追加 token 20 并继续。
+- **第 2 项**：`p/q ≈ 0.11`，`r = 0.9`。在区间外：拒绝并 `break`。第 3 项不再验证。
+
+先点两个位置的按钮，再拖动滑块。`p >= q` 时会怎样？边界 `r = p/q` 本身属于哪一边？
+"""),
+        "number-line-answers": ("902481f6", """
+<details><summary><b>答案</b>（先试试滑块）</summary>
+
+- **当 `p >= q` 时**，`p/q` 至少为 1，所以接受概率 `min(1, p/q)` 是 1：绿色区间覆盖整个 `[0, 1)`，任何 `r`
+  都会接受。这就是代码在那里根本不抽随机数的原因。
+- **边界 `r = p/q`** 属于拒绝区：区间是 `[0, p/q)`，在 `p/q` 处开口，所以 `r == p/q` 时拒绝。写成代码就是严格的
+  `r < p / q`。
+
+</details>
+"""),
+        "three-steps": ("7bf73f81", """
+## `p < q` 分支的三步
+
+1. `r = torch.rand(1).item()`，只在这个分支生成随机数；
+2. `if r < p / q:` 成功则 append 当前 `token_id`；
+3. `else: break`，失败立即终止整个循环。
+
+为什么用严格的 `<`？Leviathan 等人只在 `r > p/q` 时拒绝，所以 `r = p/q` 时他们接受。由于 `torch.rand` 取值于
+`[0, 1)`，两种规则的接受概率都是 `p/q`，所以都是精确的。本课程的约定是严格比较，测试也按它来检查：这样即使 `r`
+恰好是 `0.0`，`p == 0` 也会被拒绝。
+"""),
+        "test-contract": ("e814f179", """
+## 测试契约
+
+可见测试把 `torch.rand` 临时替换成一个替身：第一次调用返回 `0.5`，第二次返回 `0.9`。因此**随机调用的次数和顺序**
+也是测试的一部分：第 0 项有 `p >= q`，不能提前消耗随机数。否则第 1 项拿到的是 `0.9` 而不是 `0.5`，就会被拒绝。
+
+下面把可见测试按位置逐项回放，使用脚本化的随机数：
+"""),
+        "syntax-warm-up": ("e8257ff1", """
+## 语法热身：按通过率逐关检查，失败立即停止
+
+玩家按顺序挑战关卡。第 `n` 关的抽签值低于它的通过率就算通过；第一次失败就结束整轮。运行单元格：它输出 `[0]`。
+"""),
+        "from-warm-up": ("30a2a9de", """
+## 从语法例子迁移到 TODO 2
+
+| 热身 | 在 `verify_draft` 中 |
+|---|---|
+| `rate` | `p / q`，本轮草稿 token 的接受概率 |
+| `draw` | `r = torch.rand(1).item()` |
+| `passed.append(level)` | `accepted_tokens.append(token_id)` |
+| `break` | 拒绝当前 token 后停止验证后续草稿 |
+| `passed` | `accepted_tokens`，保持前缀顺序 |
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "try-it": ("99ee0cd6", """
+## 学完这一段，试着做：按可见测试走表
+
+| 位置 | token | p | q | p/q | r | 结果 |
+|---|---|---|---|---|---|---|
+| 0 | 10 | 0.8 | 0.5 | ≥ 1 | 不抽 | 接受 |
+| 1 | 20 | 0.4 | 0.5 | 0.8 | 0.5 | 接受，继续 |
+| 2 | 30 | 0.1 | 0.9 | ≈ 0.11 | 0.9 | 拒绝，break |
+| 3 | 40 | 0.6 | 0.3 | | 不会到达 | 不再验证 |
+
+第 0 项必接受，第 1 项用 `r = 0.5` 接受，第 2 项用 `r = 0.9` 拒绝：结果严格等于 `[10, 20]`。第 3 项故意设为
+`p >= q`：误用 `continue` 的代码会不抽第三个随机数就接受它，返回 `[10, 20, 40]`。
+
+用代码逐个位置走一遍：
+"""),
+        "official-problem": ("ea845b69", """
+## 官方题目：`verify_draft`
+
+写出整个函数。它有两个 TODO：
+
+- **TODO 1**（来自 Mission 1）：当 `p >= q` 时，append `token_id` 并继续，不抽随机数；
+- **TODO 2**：否则抽一次 `r = torch.rand(1).item()`；若 `r < p / q` 则 append `token_id`，否则 `break`。
+
+如果测试报错：
+- *每个 token 都被接受了*：检查比值（`p / q`，不是 `q / p`）和比较（`r < p / q`）；
+- *token 30 被拒绝后 token 40 又出现了*：拒绝时你用了 `continue`，应该用 `break`；
+- *位置 0 提前消耗了第一个随机数*：只在 `p < q` 处抽随机数；
+- *位置 1 在 r = 0.5 时被拒绝*：检查比较符号是否写反，以及是否读取了第 `i` 行；
+- *只有 1 次抽取*：位置 2（`p < q`）也必须验证，用它自己的随机数。
+"""),
+        "visible-test": ("654650d5", """
+## 可见测试
+
+表格中的用例，`torch.rand` 被替换成依次返回 `0.5`、`0.9` 的替身。结果必须严格等于 `[10, 20]`，并且恰好抽取两次。
+"""),
+        "replay-yours": ("8599c78e", """
+## 回放你自己的函数
+
+同样的回放，这次也用脚本化的随机数运行**你的** `verify_draft`。它显示每个随机数被哪个位置用掉，以及哪里与期望不同。
+这是调试随机数顺序最快的办法。
+"""),
+        "mean-length": ("2a35cb63", r"""
+## 一步能保留多少个 token？
+
+位置 `i` 只有在它之前（含它自己）的每个位置都被接受时才会留下，而位置 `j` 被接受的概率是 `min(1, p_j/q_j)`。
+所以被接受 token 数的期望是
+
+$$E[\text{accepted}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
+
+对可见用例，它等于 `1 + 0.8 + 0.8·0.11 + 0.8·0.11·1 ≈ 1.98`。有一项隐藏检查会用真实的 `torch.rand` 多次运行你的函数，
+并把平均值和这个数比较。你可以自己检查：下面的单元格用真实的 `torch.rand` 运行你的 `verify_draft` 2,000 次
+（如果它一直不返回，几秒后会被停止）。
+"""),
+        "hidden-checks": ("30a2d9ff", """
+## 隐藏检查
+
+首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。
+批改你的 notebook 时，它们各检查一种行为（每项 1 分）：每个 `p < q` 位置抽一次、按位置顺序；在第 `i` 行的
+`token_id` 列读取；拒绝之后不再抽取；每次只抽一个值；`r == p/q` 时拒绝；`p == 0` 时拒绝；用 `break` 而不是
+`continue`；掷硬币成功就 append；全部接受的草稿；`q == 0`；空草稿；`torch.LongTensor` 形式的 token；
+不修改输入；一个不同于可见用例的草稿；以及在固定种子下用真实的 `torch.rand` 检查接受率和平均接受长度。
+"""),
+    },
+}
+
+COMMENTS = {
+    "the picture's tensors": "图中用的张量",
+    "round 0: 0.8 < 0.9, no; round 1: 0.7 >= 0.6, approve item 0": "第 0 轮：0.8 < 0.9，不通过；第 1 轮：0.7 >= 0.6，通过商品 0",
+    "works for a list or a torch.LongTensor": "列表和 torch.LongTensor 都适用",
+    "TODO 1: accept when p >= q (no random number), then go on to the next position.":
+        "TODO 1：p >= q 时接受（不调用随机数），然后继续下一个位置。",
+    "p < q: Mission 2 replaces this stop with a coin flip.": "p < q：Mission 2 会把这里的停止换成一次掷硬币。",
+    "When your notebook is graded, the grader writes here, in one line, which known mistake your":
+        "批改你的 notebook 时，批改程序会在这里用一行写出：你的 verify_draft",
+    'verify_draft behaves like (or "none").': "的行为像哪一种已知错误（或“无”）。",
+    "Hidden check: p == q is accepted, with no draw.": "隐藏检查：p == q 时接受，不抽随机数。",
+    "Hidden check: every position has p >= q, so every token comes back.": "隐藏检查：每个位置都有 p >= q，所以每个 token 都返回。",
+    "Hidden check: the loop stops at the first position with p < q.": "隐藏检查：循环在第一个 p < q 的位置停止。",
+    "Hidden check: q == 0 (with p > 0) is accepted and raises nothing.": "隐藏检查：q == 0（且 p > 0）时接受，不抛出异常。",
+    "Hidden check: an empty draft returns [].": "隐藏检查：空草稿返回 []。",
+    "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
+    "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
+    "Hidden check: accepted_tokens holds token ids (not probabilities, not positions).":
+        "隐藏检查：accepted_tokens 里是 token_id（不是概率，也不是位置）。",
+    "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",
+    "Hidden check: the input tensors and the token list are left unchanged.": "隐藏检查：输入张量和 token 列表保持不变。",
+    "Hidden check: the result is a plain Python list.": "隐藏检查：结果是普通的 Python 列表。",
+    "Hidden check: a longer draft over another vocabulary.": "隐藏检查：另一个词表上的更长草稿。",
+    "[0]: level 1 fails (0.7 >= 0.2), so level 2 is never tried": "[0]：第 1 关失败（0.7 >= 0.2），所以第 2 关不会尝试",
+    "TODO 1: when p >= q, accept token_id without a random draw, and go on.":
+        "TODO 1：p >= q 时接受 token_id，不抽随机数，然后继续。",
+    "TODO 2: here p < q. Draw r once; accept if r < p / q, otherwise stop the loop.":
+        "TODO 2：这里 p < q。抽一次 r；若 r < p / q 则接受，否则停止循环。",
+    "Hidden check: one draw per p < q position, in position order; none for p >= q.":
+        "隐藏检查：每个 p < q 位置抽一次，按位置顺序；p >= q 时不抽。",
+    "Hidden check: nothing is drawn after a rejection.": "隐藏检查：拒绝之后不再抽随机数。",
+    "Hidden check: each draw asks for a single value.": "隐藏检查：每次抽取只要一个值。",
+    "Hidden check: r == p/q rejects (the comparison is strict).": "隐藏检查：r == p/q 时拒绝（严格比较）。",
+    "Hidden check: p == 0 rejects, even when r is 0.": "隐藏检查：p == 0 时拒绝，即使 r 为 0。",
+    "Hidden check: a rejection stops the loop (break, not continue).": "隐藏检查：拒绝会停止循环（break，不是 continue）。",
+    "Hidden check: a successful coin flip appends the token.": "隐藏检查：掷硬币成功时追加该 token。",
+    "Hidden check: an all-accepted draft draws only where p < q.": "隐藏检查：全部接受的草稿只在 p < q 处抽随机数。",
+    "Hidden check: q == 0 with p > 0 is accepted with no draw.": "隐藏检查：q == 0 且 p > 0 时接受，不抽随机数。",
+    "Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.":
+        "隐藏检查：用真实的 torch.rand（固定种子），p < q 的位置被接受的比例约为 p/q。",
+    "Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.":
+        "隐藏检查：用真实的 torch.rand（固定种子），平均接受长度与精确期望一致。",
+}
+
+# What the student finds where a solution was (nbgrader's ClearSolutions.code_stub, in this edition).
+CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError(\"请写这个 TODO：把这两行换成你的代码\")"
+
+# What the feedback says above a failed hidden check's message (grading/preprocessors.py).
+CHECK_FAILED = "检查未通过。"
+
+HELPERS = {
+    "spec_checks": {
+        "lang": "zh",
+        "problem": {
+            "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+            "rand_replaced": "你的代码替换了 torch.rand：请用 torch.rand(1).item() 抽取，不要改动 torch.rand 本身",
+            "not_written": "NotImplementedError：verify_draft 还没有写；把 raise 那一行换成你的代码",
+            "raised": "verify_draft 抛出了 {error}",
+            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请 append token_id",
+            "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}：{result}",
+            "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
+            "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？",
+        },
+        "check": {
+            "problem_hint": "{problem}。{hint}",
+            "got_expected": "{hint}（得到 {got}，期望 {expected}）",
+            "calls_expected": "{hint}（torch.rand 被调用了 {calls} 次，期望 {expected} 次）",
+        },
+        "visible": {
+            "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
+            "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请 append token_id（不是位置 i，也不是 p）。",
+            "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时 append token_id，"
+                                  "p 和 q 在 [i, token_id] 读取。",
+            "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时 append token_id，"
+                                  "而且要先比较：是比较方向写反了，还是 append 写在了比较之前？",
+            "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受："
+                                    "append 之后用 continue 进入下一个位置（没有它，循环会走到给定的 break），"
+                                    "并对每个 i 在 [i, token_id] 读取 p 和 q。",
+            "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等："
+                                "p >= q 时接受，不是 p > q。",
+            "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留给定的 break："
+                               "Mission 1 在第一个 p < q 处停止。",
+            "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
+            "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值"
+                            "（p / q，不是 q / p）和比较（只在 r < p / q 时接受）。",
+            "never_drew": "torch.rand 一次也没有被调用：用 torch.rand(1).item() 抽取 r。",
+            "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了。拒绝之后你用了 continue；应该用 break。",
+            "position1_late_draw": "得到 {tokens}：位置 1 被拒绝了。位置 0（p >= q）提前消耗了第一个随机数，所以位置 1 "
+                                   "拿到的是 r = 0.9：只在 p < q 处抽随机数。",
+            "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较"
+                                  "（r < p / q 时接受），以及是否读取了第 i 行。",
+            "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
+            "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数："
+                              "请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或按名字导入的 rand）。",
+            "shapes": "得到 [10, 20]，但你向 torch.rand 要的形状是 {shapes}：每次只抽一个值，torch.rand(1)。",
+            "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。",
+        },
+        "say": {
+            "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有调用随机数。",
+            "m2_passed": "可见测试通过：[10, 20]，抽取了 2 次。",
+        },
+        "hint": {
+            "m1_equal_accepts": "p == q 时接受该 token（p >= q，不是 p > q）",
+            "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
+            "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
+            "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
+            "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时 append，并保留给定的 break",
+            "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
+            "empty_draft": "空草稿没有东西要验证：返回空列表",
+            "long_tensor": "draft_tokens 可能是 torch.LongTensor：用 token_id 做索引，并以 int 追加",
+            "m1_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行（不是第 0 行），读草稿 token 的那一列"
+                               "（不是整行的 max()）",
+            "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查 append 的是不是 token_id（不是 p，也不是 i）",
+            "m1_no_draw": "p >= q 的位置触发了随机数：不调用 torch.rand 直接接受，并检查比较方向是否写反。",
+            "inputs_unchanged": "verify_draft 修改了 draft_probs、target_probs 或 draft_tokens：只读取它们。",
+            "m1_plain_list": "把 accepted_tokens 作为由 int 组成的普通 Python 列表返回（不是张量、元组或生成器）。",
+            "other_draft": "verify_draft 应当适用于任何草稿，而不只是可见用例 [10, 20, 30, 40]",
+            "m2_draw_order": "每个 p < q 的位置抽一次，按位置顺序，p >= q 时从不抽取",
+            "m2_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行，读草稿 token 的那一列（不是整行的 max()）",
+            "m2_no_draw_after_reject": "拒绝之后就停止：break 结束循环，不再抽随机数",
+            "m2_single_value": "每次抽取用 torch.rand(1) 只要一个值；你的调用要的形状是 {shapes}（抽取次数：{calls}）。",
+            "m2_strict_boundary": "只在 r < p/q 时接受：r == p/q 必须拒绝，所以用 <，不是 <=",
+            "m2_p_zero": "p == 0 时即使 r == 0.0 也必须拒绝：只在 r < p / q 时接受（不是 <=，也不是 q / p）",
+            "m2_break_not_continue": "拒绝之后的 token 又出现了：你用了 continue；拒绝需要 break",
+            "m2_coin_success": "r < p/q 时接受该 token：append token_id（比较方向是否写反，或者比值写成了 q / p？）",
+            "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
+            "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
+            "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，"
+                                  "r = torch.rand(1).item()。",
+            "m2_mean_length": "平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}。检查掷硬币（r < p / q），"
+                              "以及拒绝时是否 break。",
+        },
+    },
+    "spec_quiz": {
+        "lang": "zh",
+        "pick": "选一个答案：可以随时修改。",
+        "quiz_static": "在 JupyterLab 中运行这个单元格，才能作答并看到解释。",
+        "correct": "✔ 正确",
+        "wrong": "✘ 不是这个",
+    },
+    "spec_widgets": {
+        "lang": "zh",
+        "fonts": ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC"],
+        "quiz": {
+            "m1_guess": {
+                "question": "位置 0 的草稿 token 是 10，目标概率 p = 0.8，草稿概率 q = 0.5。TODO 1 应执行什么？",
+                "options": [
+                    "直接把 10 追加到 accepted_tokens",
+                    "先调用 torch.rand 再决定",
+                    "立刻 break",
+                ],
+                "why": [
+                    "正确：p >= q，所以接受概率 min(1, p/q) 为 1。token 10 被接受，不消耗随机数。",
+                    "不对：只有接受概率小于 1 时抽随机数才有意义。这里 min(1, 0.8/0.5) = 1，抽取只会浪费一个随机数"
+                    "（而且测试会数随机数的调用次数）。直接追加 10。",
+                    "不对：break 表示“拒绝并停止”，但这里什么也没有被拒绝。目标模型给 token 10 的概率（0.8）比草稿（0.5）"
+                    "更高，所以它被接受：追加 10。",
+                ],
+            },
+            "m1_check": {
+                "question": "为什么读取概率要写 [i, token_id]？",
+                "options": [
+                    "为了把 [K, V] 转置",
+                    "为了一次取出整张词表",
+                    "既对齐草稿位置，又对齐该位置实际采样的 token",
+                ],
+                "why": [
+                    "不对：索引从不转置。[i, token_id] 只取一个数：第 i 行（位置），第 token_id 列（草稿 token）。"
+                    "对齐才是关键。",
+                    "不对：只写 [i] 才会取出整行（整张词表）。加上 token_id，取出的是草稿实际选中的那个 token 的概率。",
+                    "正确：第 i 行是草稿位置，第 token_id 列是该位置草稿选中的 token，所以 p 和 q 是两个模型在同一位置、"
+                    "对同一 token 给出的概率。",
+                ],
+            },
+            "m2_guess": {
+                "question": "前两项已接受；第三项 p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
+                "options": [
+                    "拒绝第三项并停止，返回前两个 token",
+                    "跳过第三项后继续验证第四项",
+                    "仍接受第三项，因为 r 大",
+                ],
+                "why": [
+                    "正确：p/q = 0.1/0.9 约为 0.11，r = 0.9 不小于它，所以第三项被拒绝，循环 break。结果是 [10, 20]。",
+                    "不对：那是 continue 的做法。token 40 是在 token 30 之后生成的；30 被拒绝，40 的上下文就不存在了。"
+                    "拒绝第三项并停止：[10, 20]。",
+                    "不对：只有 r < p/q 时才接受。r 大就落在 [0, 0.11) 之外，所以拒绝。第三项被拒绝，循环停止：[10, 20]。",
+                ],
+            },
+            "m2_check": {
+                "question": "为什么拒绝分支是 break 而不是 continue？",
+                "options": [
+                    "后续草稿依赖当前 token 已接受的前缀，拒绝后条件上下文改变",
+                    "因为 Python 列表不能继续循环",
+                    "因为 continue 会删除 target_probs",
+                ],
+                "why": [
+                    "正确：草稿模型是在前面 token 的基础上写出每个 token 的。拒绝一个，后面每个草稿 token 依赖的前缀就不存在了。",
+                    "不对：Python 可以在列表上正常循环。原因在模型：后续草稿建立在包含被拒绝 token 的前缀之上。",
+                    "不对：continue 只是跳到下一次循环，不会删除任何东西。原因是后续草稿依赖于被拒绝的 token 在前缀中。",
+                ],
+            },
+        },
+        "principle_accept": "p = {p:.2f} >= q = {q:.2f}：接受概率为 1，追加 {token_id}（不抽随机数）",
+        "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 在这里掷硬币",
+        "xlabel": "列 = token_id（词表）",
+        "ylabel": "行 = 草稿位置 i",
+        "colorbar": "概率",
+        "row_maximum": "整行最大值",
+        "max_is_drafted": "这里 target_probs[i].max() 恰好就是草稿 token",
+        "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，不是要问的问题",
+        "principle_title": "位置 i = {i}，draft_tokens[{i}] = {token_id}。{verdict}\n{note}",
+        "legend_head": ["对象", "含义"],
+        "legend": [
+            ["draft_probs", "[K, V] 浮点张量：草稿模型分布，第 i 行对应位置 i"],
+            ["target_probs", "[K, V] 浮点张量：目标模型分布，排列相同"],
+            ["draft_tokens", "长度 K 的 token_id 序列（可见测试使用 Python list）"],
+            ["p, q", "当前 i、当前 token_id 对应的 Python float：target_probs[i, token_id].item() 和 "
+                     "draft_probs[i, token_id].item()"],
+            ["accepted_tokens", "你返回的 Python list：按草稿原顺序追加的已接受 token_id"],
+        ],
+        "no_draw_needed": "p >= q：接受，不需要随机数（接受概率为 1）",
+        "line_accept": "r = {r:.2f} < p/q = {ratio:.2f}：接受并继续",
+        "line_reject": "r = {r:.2f} >= p/q = {ratio:.2f}：拒绝并停止（break）",
+        "preset_1": "第 1 项：p/q = 0.8，r = 0.5",
+        "preset_2": "第 2 项：p/q ≈ 0.11，r = 0.9",
+        "line_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
+        "replay_head": ["位置", "token", "p", "q", "p/q", "r", "结果"],
+        "no_draw": "不抽",
+        "none_left": "已用完",
+        "accept": "接受",
+        "accept_continue": "接受，继续",
+        "reject_break": "拒绝，break",
+        "never_verified": "不再验证",
+        "trace_raised": "verify_draft 抛出了 {error}",
+        "trace_missing": "第 {n} 次抽取没有发生：期望在位置 {expected} 抽取",
+        "trace_extra": "第 {n} 次抽取（在位置 {got}）是多余的：期望只抽取 {count} 次",
+        "trace_moved": "第 {n} 次抽取发生在位置 {got}，期望在位置 {expected}",
+        "trace_result": "结果 {result} 与期望的 {expected} 不同",
+        "trace_match": "你的随机数抽取与期望一致，次数和顺序都对。",
+        "trace_summary": "<b>你的 verify_draft</b> 返回了 <code>{result}</code>，抽取了 {calls} 次，位置为 {positions}。",
+    },
+}
+
+# The diagnosis line of the feedback (grading/diagnosis.py), in this edition's words.
+DIAGNOSIS = {
+    "prefix": "诊断：",
+    "none": "无：你的函数在每项检查中的行为都和正确答案一样。",
+    "unknown": "你的函数的行为不像我们认识的任何一种错误，所以这里不点名；下面每项未通过的检查会说明它看到了什么。",
+    "not_made": "未做出：{why}。",
+}
+
+# By catalogue answer (answers/<notebook>/<name>.py, its '# diagnosis:' line), for the wrong answers.
+DIAGNOSES = {
+    "01_accept_branch": {
+        "appends_before_check": "你在比较之前就 append 了 token_id，所以第一个 p < q 的 token 在 break 之前被留下了：只在 p >= q 时 append",
+        "appends_position": "p >= q 时你追加的是位置 i 而不是 token_id：请 append token_id",
+        "appends_probability": "p >= q 时你追加的是目标概率 p 而不是 token_id：请 append token_id",
+        "draw_before_compare": "你在每个位置比较之前都调用了 torch.rand，但 Mission 1 从不抽随机数：去掉抽取，只判断 p >= q",
+        "first_token_peek": "你在循环之前读取了 draft_tokens[0]，空草稿时会抛出 IndexError：只在循环中取每个 token_id",
+        "forgets_continue": "p >= q 时你 append 了 token_id，却接着落到给定的 break，所以一个 token 之后就停了：append 之后加上 continue",
+        "hard_coded_visible": "无论输入是什么，你总是返回可见测试的答案 [10]：在每个位置判断 p >= q，并 append 它的 token_id",
+        "mutates_inputs": "接受之后你把 0.0 写进了 target_probs[i, token_id]，改动了调用者的张量：只读取 target_probs，不要给它赋值",
+        "ratio_divides_by_q": "你检查 p / q >= 1，q == 0 时会抛出 ZeroDivisionError：直接比较 p >= q，不做除法",
+        "returns_tensor": "你返回的是 torch.tensor(accepted_tokens) 而不是列表本身：返回 accepted_tokens，一个由 int 组成的普通列表",
+        "returns_tuple": "你返回的是 tuple(accepted_tokens) 而不是列表本身：返回 accepted_tokens，一个由 int 组成的普通列表",
+        "reversed_comparison": "你在 p <= q 时接受，所以留下了 p < q 的 token，又在 p > q 处停止：p >= q 时接受",
+        "row_maximum": "你用整行的 max()，target_probs[i].max()，去和 q 比较，忽略了 p：比较在 [i, token_id] 读取的 p 和 q",
+        "row_zero_only": "你在每个位置都从第 0 行读取 p 和 q：读取第 i 行，target_probs[i, token_id] 和 draft_probs[i, token_id]",
+        "skips_instead_of_stopping": "你把给定的 break 换成了 continue，所以跳过 p < q 的位置并接受了后面的 token：保留 break，在那里停止",
+        "strict_greater": "你只在 p > q 时接受，所以 p == q 会停止循环：p >= q 时接受",
+        "tensor_compare_no_item": "你比较的是整行，(target_probs[i] >= draft_probs[i]).all()，这几乎从不成立：比较两个数，p >= q",
+    },
+    "02_reject_and_break": {
+        "all_draws_up_front": "你在循环之前一次抽取 K 个值，torch.rand(len(draft_tokens))：只在 p < q 分支内抽取 r = torch.rand(1).item()",
+        "appends_position": "p >= q 和 r < p / q 时你追加的都是位置 i 而不是 token_id：请 append token_id",
+        "appends_probability": "p >= q 和 r < p / q 时你追加的都是 p 而不是 token_id：请 append token_id",
+        "break_after_accept": "每次抽取之后你都 break，即使 r < p / q 已经接受了这个 token：只在 r >= p / q 时 break，否则继续",
+        "continue_not_break": "拒绝之后你用了 continue，所以后面的 token 仍被检查、还可能被接受：拒绝必须 break",
+        "draw_every_position": "你在每个位置都抽取 r，包括 p >= q 的位置：只在 p < q 分支抽随机数",
+        "from_torch_import_rand": "你用 `from torch import rand` 导入的 rand 抽取，这个名字在导入时就绑定了，检查看不到它：请调用 torch.rand(1).item()",
+        "greater_coin": "你在 r > p / q 时接受，硬币方向反了，所以可能性大的 token 反而被拒绝：r < p / q 时接受",
+        "hard_coded_visible": "你调用两次 torch.rand，然后总是返回可见测试的答案 [10, 20]：根据 p、q 和 r 判断每个位置",
+        "less_equal_coin": "你在 r <= p / q 时接受，所以边界 r == p / q 也被接受（即使 p == 0）：用严格的 r < p / q",
+        "mutates_inputs": "抽取之前你把 0.0 写进了 draft_probs[i, token_id]，改动了调用者的张量：只读取 draft_probs，不要给它赋值",
+        "no_coin": "你接受了每个 token，包括 p < q 的位置，而没有抽取 r：在那里抽取 r = torch.rand(1).item()，只在 r < p / q 时接受",
+        "numpy_rand": "你用 np.random.rand() 而不是 torch.rand 抽取 r：请用 r = torch.rand(1).item()",
+        "q_over_p": "你用了 r < q / p，p < q 时它总是成立，p == 0 时还会除以零：用 r < p / q",
+        "random_module": "你用 random.random() 而不是 torch.rand 抽取 r：请用 r = torch.rand(1).item()",
+        "row_maximum": "你用整行的 max()，target_probs[i].max()，覆盖了 p，而不是用草稿 token 的概率：保持 p = target_probs[i, token_id].item()",
+        "row_zero_only": "你在每个位置都从第 0 行读取 p 和 q：读取第 i 行，target_probs[i, token_id] 和 draft_probs[i, token_id]",
+        "strict_accept_branch": "你只在 p > q 时接受，所以 p == q 进入了掷硬币分支并消耗一个随机数：p >= q 时不抽随机数直接接受",
+        "vector_draw_in_loop": "你在每个 p < q 位置抽取整个向量 torch.rand(len(draft_tokens)) 并取第 i 个元素：每次只抽一个值，torch.rand(1).item()",
+    },
+}

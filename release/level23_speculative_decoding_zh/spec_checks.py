@@ -1,0 +1,508 @@
+"""Test helpers for the Level 23 notebooks: scripted draws and one checked call.
+
+The visible tests use these helpers, and so do the hidden ones, so read them
+freely: they hold no answers. Every case lives in the notebooks.
+
+    case = Case([(10, 0.8, 0.5), (20, 0.4, 0.5)])    # (token_id, p, q) per position
+    run = run_verify(verify_draft, case, draws=[0.5])
+    run.tokens    # the result as a list of ints (None if it was not a list of ids)
+    run.calls     # how many times torch.rand was called
+    run.problem   # None, or one sentence that says what went wrong
+
+``run_verify`` replaces ``torch.rand`` for the length of one call with a
+function that hands out the scripted draws in order and records each call.
+It never raises inside your code, so a broad ``try/except`` there cannot hide
+a wrong draw: the record is read after the call returns.
+
+The checks are built from Python literals, not from names such as ``list`` or
+``len``, so code that rebinds builtins does not change what they see.
+"""
+
+import builtins
+import contextlib
+import math
+import random
+import signal
+import threading
+
+import torch
+
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# This edition's text, written by `python -m grading.build` from lessons/i18n/level23_speculative_decoding_zh.py: edit it there.
+TEXT = {
+    "lang": "zh",
+    "problem": {
+        "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+        "rand_replaced": "你的代码替换了 torch.rand：请用 torch.rand(1).item() 抽取，不要改动 torch.rand 本身",
+        "not_written": "NotImplementedError：verify_draft 还没有写；把 raise 那一行换成你的代码",
+        "raised": "verify_draft 抛出了 {error}",
+        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请 append token_id",
+        "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}：{result}",
+        "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
+        "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？"
+    },
+    "check": {
+        "problem_hint": "{problem}。{hint}",
+        "got_expected": "{hint}（得到 {got}，期望 {expected}）",
+        "calls_expected": "{hint}（torch.rand 被调用了 {calls} 次，期望 {expected} 次）"
+    },
+    "visible": {
+        "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
+        "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请 append token_id（不是位置 i，也不是 p）。",
+        "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时 append token_id，p 和 q 在 [i, token_id] 读取。",
+        "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时 append token_id，而且要先比较：是比较方向写反了，还是 append 写在了比较之前？",
+        "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受：append 之后用 continue 进入下一个位置（没有它，循环会走到给定的 break），并对每个 i 在 [i, token_id] 读取 p 和 q。",
+        "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等：p >= q 时接受，不是 p > q。",
+        "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留给定的 break：Mission 1 在第一个 p < q 处停止。",
+        "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
+        "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值（p / q，不是 q / p）和比较（只在 r < p / q 时接受）。",
+        "never_drew": "torch.rand 一次也没有被调用：用 torch.rand(1).item() 抽取 r。",
+        "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了。拒绝之后你用了 continue；应该用 break。",
+        "position1_late_draw": "得到 {tokens}：位置 1 被拒绝了。位置 0（p >= q）提前消耗了第一个随机数，所以位置 1 拿到的是 r = 0.9：只在 p < q 处抽随机数。",
+        "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较（r < p / q 时接受），以及是否读取了第 i 行。",
+        "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
+        "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或按名字导入的 rand）。",
+        "shapes": "得到 [10, 20]，但你向 torch.rand 要的形状是 {shapes}：每次只抽一个值，torch.rand(1)。",
+        "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
+    },
+    "say": {
+        "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有调用随机数。",
+        "m2_passed": "可见测试通过：[10, 20]，抽取了 2 次。"
+    },
+    "hint": {
+        "m1_equal_accepts": "p == q 时接受该 token（p >= q，不是 p > q）",
+        "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
+        "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
+        "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
+        "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时 append，并保留给定的 break",
+        "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
+        "empty_draft": "空草稿没有东西要验证：返回空列表",
+        "long_tensor": "draft_tokens 可能是 torch.LongTensor：用 token_id 做索引，并以 int 追加",
+        "m1_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行（不是第 0 行），读草稿 token 的那一列（不是整行的 max()）",
+        "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查 append 的是不是 token_id（不是 p，也不是 i）",
+        "m1_no_draw": "p >= q 的位置触发了随机数：不调用 torch.rand 直接接受，并检查比较方向是否写反。",
+        "inputs_unchanged": "verify_draft 修改了 draft_probs、target_probs 或 draft_tokens：只读取它们。",
+        "m1_plain_list": "把 accepted_tokens 作为由 int 组成的普通 Python 列表返回（不是张量、元组或生成器）。",
+        "other_draft": "verify_draft 应当适用于任何草稿，而不只是可见用例 [10, 20, 30, 40]",
+        "m2_draw_order": "每个 p < q 的位置抽一次，按位置顺序，p >= q 时从不抽取",
+        "m2_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行，读草稿 token 的那一列（不是整行的 max()）",
+        "m2_no_draw_after_reject": "拒绝之后就停止：break 结束循环，不再抽随机数",
+        "m2_single_value": "每次抽取用 torch.rand(1) 只要一个值；你的调用要的形状是 {shapes}（抽取次数：{calls}）。",
+        "m2_strict_boundary": "只在 r < p/q 时接受：r == p/q 必须拒绝，所以用 <，不是 <=",
+        "m2_p_zero": "p == 0 时即使 r == 0.0 也必须拒绝：只在 r < p / q 时接受（不是 <=，也不是 q / p）",
+        "m2_break_not_continue": "拒绝之后的 token 又出现了：你用了 continue；拒绝需要 break",
+        "m2_coin_success": "r < p/q 时接受该 token：append token_id（比较方向是否写反，或者比值写成了 q / p？）",
+        "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
+        "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
+        "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，r = torch.rand(1).item()。",
+        "m2_mean_length": "平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}。检查掷硬币（r < p / q），以及拒绝时是否 break。"
+    }
+}
+# ---------------------------------------------------------------- text: END TEXT
+
+
+def say(key, **blanks):
+    """The edition's sentence ``key`` (from TEXT["say"] or TEXT["hint"]), with its blanks filled in."""
+    table = TEXT["say"] if key in TEXT["say"] else TEXT["hint"]
+    return table[key].format(**blanks)
+
+
+_type = (0).__class__.__class__   # type
+_list = [].__class__              # list
+_int = (0).__class__              # int
+# The visible test case of both missions: (token_id, p, q) for positions 0..3.
+VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]
+VISIBLE_DRAWS = [0.5, 0.9]
+# Functions the student writes, and the helpers that call one of them. When grading, the
+# checks run in the grader's own process and these helpers call the student's function
+# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+STUDENT_FUNCTIONS = ("verify_draft",)
+REMOTE_HELPERS = ("run_verify", "sample_runs")
+_equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
+_OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+CALL_BUDGET_SECONDS = 1.0  # one call of verify_draft takes microseconds; a loop gets cut here
+
+
+class TimeBudgetExceeded(Exception):
+    """verify_draft ran longer than its budget (probably an endless loop)."""
+
+
+@contextlib.contextmanager
+def seeded(seed):
+    """Seed torch, random and numpy for a block, then put their states back.
+
+    Code that (wrongly) draws from random or numpy still gets the same grade on every run.
+    """
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    saved = torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if numpy:
+        numpy.random.seed(seed)
+    try:
+        yield
+    finally:
+        torch.set_rng_state(saved[0])
+        random.setstate(saved[1])
+        if numpy:
+            numpy.random.set_state(saved[2])
+
+
+@contextlib.contextmanager
+def time_budget(seconds):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(seconds=seconds))
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_BUILTIN_FUNCTION = _type([].append)
+_NAMES_USED_HERE = ("tuple", "float", "any", "all", "zip", "enumerate", "repr", "TypeError",
+                    "AssertionError", "BaseException")
+
+
+def _rebound_builtins():
+    """Names of builtins this module uses that no longer hold Python's own objects."""
+    table = builtins.__dict__
+    bad = []
+    for name in _NAMES_USED_HERE:
+        obj = table.get(name)
+        genuine = _type(obj) is _BUILTIN_FUNCTION or (_type(obj) is _type and obj.__module__ == "builtins")
+        if not genuine:
+            bad.append(name)
+    return bad
+
+
+def _count(items):
+    return items.__len__()
+
+
+class Case:
+    """One test input: K draft positions over a vocabulary of ``vocab`` tokens.
+
+    ``positions`` is a list of ``(token_id, p, q)``. The other columns of each
+    row share the remaining probability evenly. ``decoys`` is a list of
+    ``(row, column, value)``: a value put at that place in ``target_probs``
+    (and half of it in ``draft_probs``), a trap for code that reads the wrong
+    row or the row's maximum. ``tokens_as="tensor"`` passes the token ids as a
+    ``torch.LongTensor`` instead of a list.
+    """
+
+    def __init__(self, positions, vocab=41, decoys=(), tokens_as="list"):
+        self.wire = [[list(pos) for pos in positions], vocab, [list(d) for d in decoys], tokens_as]
+        self.positions = [tuple(pos) for pos in positions]
+        k = _count(self.positions)
+        self.target_probs = torch.zeros(k, vocab, dtype=torch.float32)
+        self.draft_probs = torch.zeros(k, vocab, dtype=torch.float32)
+        for i, (token_id, p, q) in enumerate(self.positions):
+            for probs, value in ((self.target_probs, p), (self.draft_probs, q)):
+                probs[i] = (1.0 - value) / (vocab - 1)
+                probs[i, token_id] = value
+        for row, column, value in decoys:
+            self.target_probs[row, column] = value
+            self.draft_probs[row, column] = value / 2
+        ids = [token_id for token_id, _, _ in self.positions]
+        self.draft_tokens = torch.tensor(ids, dtype=torch.long) if tokens_as == "tensor" else ids
+
+    def p_over_q(self, i):
+        """p/q at position i, read the way the lesson reads it."""
+        token_id = self.positions[i][0]
+        return self.target_probs[i, token_id].item() / self.draft_probs[i, token_id].item()
+
+
+def visible_case():
+    """The tensors of the visible test: draft_tokens [10, 20, 30, 40], vocab 41."""
+    return Case(VISIBLE_POSITIONS, vocab=41)
+
+
+class ScriptedRand:
+    """A stand-in for ``torch.rand``: scripted draws as shape-[1] tensors, every call recorded."""
+
+    def __init__(self, draws):
+        self.draws = [float(d) for d in draws]
+        self.shapes = []  # the shape each call asked for, in order
+
+    def __call__(self, *size, **kwargs):
+        shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
+        try:
+            shape = tuple(_int(n) for n in shape)
+        except TypeError:
+            shape = ("?",)
+        self.shapes.append(shape)
+        index = _count(self.shapes) - 1
+        value = self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
+        if shape == (1,) or "?" in shape or any(n < 1 for n in shape):
+            return torch.tensor([value], dtype=torch.float64)
+        return torch.full(shape, value, dtype=torch.float64)
+
+    @property
+    def calls(self):
+        return _count(self.shapes)
+
+
+class Run:
+    """What one call of ``verify_draft`` did."""
+
+    result = tokens = error = problem = None
+    result_type, result_repr = "NoneType", "None"
+    calls = 0
+    draws_used = bad_shapes = ()
+    inputs_changed = rand_replaced = False
+    rebound = ()
+
+    def __repr__(self):
+        return f"Run(tokens={self.tokens!r}, calls={self.calls}, problem={self.problem!r})"
+
+
+def _as_tokens(result):
+    """The result as a list of Python ints, or None when it is not a plain list of ids."""
+    if _type(result) is not _list:
+        return None
+    tokens = []
+    for item in result:
+        if _type(item) is _int:
+            tokens.append(item)
+        elif torch.is_tensor(item) and item.numel() == 1 and not item.is_floating_point():
+            tokens.append(_int(item.item()))
+        else:
+            return None
+    return tokens
+
+
+def _snapshot(case):
+    tokens = case.draft_tokens
+    return (case.draft_probs.clone(), case.target_probs.clone(),
+            tokens.clone() if _is_tensor(tokens) else _list(tokens))
+
+
+def _same(a, b):
+    if _is_tensor(a):
+        return _is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and _equal(a, b)
+    return _type(b) is _list and a == b
+
+
+def run_verify(verify_draft, case, draws=(), rand=None):
+    """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
+
+    ``rand`` replaces the default ``ScriptedRand(draws)`` (the replay passes one that
+    also notes the position of each draw).
+    """
+    run = Run()
+    before = _snapshot(case)
+    fake = rand or ScriptedRand(draws)
+    real = torch.rand
+    torch.rand = fake
+    try:
+        if torch.rand is not fake:
+            run.rand_replaced = True
+        else:
+            with time_budget(CALL_BUDGET_SECONDS), seeded(2300):
+                run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+    except BaseException as exc:  # the student's error is what we report
+        run.error = f"{_type(exc).__name__}: {exc}"
+    finally:
+        run.rand_replaced = run.rand_replaced or torch.rand is not fake
+        torch.rand = real
+    run.calls = fake.calls
+    run.draws_used = fake.draws[: fake.calls]
+    run.bad_shapes = [s for s in fake.shapes if s != (1,)]
+    run.tokens = _as_tokens(run.result)
+    run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
+    after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
+    run.rebound = _rebound_builtins()
+    run.problem = _first_problem(run)
+    return run
+
+
+def _first_problem(run):
+    if run.rebound:
+        return TEXT["problem"]["rebound"].format(names=", ".join(run.rebound))
+    if run.rand_replaced:
+        return TEXT["problem"]["rand_replaced"]
+    if run.error is not None and run.error.startswith("NotImplementedError"):
+        return TEXT["problem"]["not_written"]
+    if run.error is not None:
+        return TEXT["problem"]["raised"].format(error=run.error)
+    if run.tokens is None and run.result_type == "list":
+        return TEXT["problem"]["not_ids"].format(result=run.result_repr)
+    if run.tokens is None:
+        return TEXT["problem"]["not_list"].format(type=run.result_type, result=run.result_repr)
+    return None
+
+
+def check(run, expected_tokens=None, calls=None, hint=""):
+    """Raise AssertionError with the sentence ``hint`` (an id in TEXT["hint"]) if the run is wrong."""
+    hint = TEXT["hint"][hint] if hint else ""
+    if run.problem is not None:
+        raise AssertionError(TEXT["check"]["problem_hint"].format(problem=run.problem, hint=hint) if hint else run.problem)
+    if expected_tokens is not None and run.tokens != [_int(t) for t in expected_tokens]:
+        raise AssertionError(TEXT["check"]["got_expected"].format(
+            hint=hint, got=run.tokens, expected=[_int(t) for t in expected_tokens]))
+    if calls is not None and run.calls != calls:
+        raise AssertionError(TEXT["check"]["calls_expected"].format(hint=hint, calls=run.calls, expected=calls))
+
+
+# ------------------------------------------------------------------ visible tests
+# What each visible test says when it fails. Every message states what the run showed,
+# then the likely fix; the rules that pick one are below.
+
+MULTI_ACCEPT_POSITIONS = [(10, 0.8, 0.5), (20, 0.6, 0.3), (30, 0.5, 0.5), (40, 0.1, 0.9)]
+
+VISIBLE_MESSAGES = TEXT["visible"]
+
+
+def multi_accept_case():
+    """Mission 1's second visible case: positions 0, 1 and 2 have p >= q, position 3 has p < q."""
+    return Case(MULTI_ACCEPT_POSITIONS, vocab=41)
+
+
+def _say(key, run, tokens=None):
+    return VISIBLE_MESSAGES[key].format(tokens=run.tokens if tokens is None else tokens, calls=run.calls,
+                                        shapes=[list(s) for s in run.bad_shapes])
+
+
+def visible_problem_m1(run, multi):
+    """Mission 1's visible test: ``run`` on the visible case, ``multi`` on the multi-accept case."""
+    for r in (run, multi):
+        if r.problem is not None:
+            return r.problem
+    if run.calls or multi.calls:
+        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls)
+    drafted = {10, 20, 30, 40}
+    if not set(run.tokens + multi.tokens) <= drafted:
+        return _say("not_token_ids", run, run.tokens + multi.tokens)
+    if run.tokens[:1] != [10]:
+        return _say("first_not_accepted", run)
+    if 20 in run.tokens:
+        return _say("accepted_p_below_q", run)
+    if 40 in run.tokens:
+        return _say("kept_after_stop", run)
+    if run.tokens == [10] and multi.tokens == [10]:
+        return _say("stopped_after_accept", multi)
+    if run.tokens == [10] and multi.tokens == [10, 20]:
+        return _say("stopped_at_equal", multi)
+    if run.tokens != [10] or multi.tokens != [10, 20, 30]:
+        return _say("m1_other", run, [run.tokens, multi.tokens])
+    return None
+
+
+def visible_problem_m2(run):
+    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9."""
+    if run.problem is not None:
+        return run.problem
+    if not set(run.tokens) <= {10, 20, 30, 40}:
+        return _say("not_token_ids", run)
+    if 30 in run.tokens:
+        return _say("accepted_all", run) + (VISIBLE_MESSAGES["never_drew"] if not run.calls else "")
+    if 40 in run.tokens:
+        return _say("continued", run)
+    if run.tokens[:2] != [10, 20]:
+        if run.tokens[:1] == [10] and run.calls >= 2:
+            return _say("position1_late_draw", run)
+        if run.tokens[:1] == [10] and run.calls == 1:
+            return _say("position1_rejected", run)
+        return _say("m2_other", run)
+    if run.bad_shapes:
+        return _say("shapes", run)
+    if run.calls == 0:
+        return _say("no_torch_draws", run)
+    if run.calls != 2:
+        return _say("draws", run)
+    return None
+
+
+def sample_runs(verify_draft, case, trials, seed):
+    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
+
+    Returns (fraction of runs that accepted position 0, mean accepted length).
+    The same seed gives the same draws, so the same code gets the same grade.
+    """
+    real = torch.rand
+    first, total = 0, 0
+    try:
+        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
+            for _ in range(trials):
+                tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
+                if tokens is None:
+                    raise AssertionError(TEXT["problem"]["not_list_short"])
+                first += 1 if tokens[:1] == [case.positions[0][0]] else 0
+                total += _count(tokens)
+    finally:
+        torch.rand = real
+    return first / trials, total / trials
+
+
+def expected_length(case):
+    """The exact expected number of accepted tokens for ``case``."""
+    expected, survive = 0.0, 1.0
+    for i, (_, p, q) in enumerate(case.positions):
+        survive *= 1.0 if p >= q else case.p_over_q(i)
+        expected += survive
+    return expected
+
+
+# ------------------------------------------------------------------ wire format
+# The grader sends a Case and the draws to the student's kernel, and reads back a Run
+# as plain JSON data. The kernel never holds the expected answers or the checks.
+
+_RUN_FIELDS = {"tokens": (list, type(None)), "calls": (int,), "shapes": (list,), "draws_used": (list,),
+               "error": (str, type(None)), "inputs_changed": (bool,), "rand_replaced": (bool,),
+               "rebound": (list,), "result_type": (str,), "result_repr": (str,)}
+
+
+def case_from_wire(wire):
+    positions, vocab, decoys, tokens_as = wire
+    return Case([tuple(p) for p in positions], vocab=vocab, decoys=[tuple(d) for d in decoys], tokens_as=tokens_as)
+
+
+def to_wire(helper, result):
+    """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
+    if helper == "sample_runs":
+        return [float(x) for x in result]
+    return {"tokens": result.tokens, "calls": result.calls, "shapes": [list(s) for s in result.bad_shapes],
+            "draws_used": list(result.draws_used), "error": result.error, "inputs_changed": result.inputs_changed,
+            "rand_replaced": result.rand_replaced, "rebound": list(result.rebound),
+            "result_type": result.result_type, "result_repr": result.result_repr}
+
+
+def from_wire(helper, data):
+    """A reply from the student's kernel, checked field by field (in the grader). Raises ValueError."""
+    if helper == "sample_runs":
+        if not (isinstance(data, list) and len(data) == 2 and all(type(x) in (int, float) for x in data)):
+            raise ValueError("a malformed sample_runs reply")
+        return float(data[0]), float(data[1])
+    if not isinstance(data, dict) or set(data) != set(_RUN_FIELDS):
+        raise ValueError("a malformed run_verify reply")
+    for name, types in _RUN_FIELDS.items():
+        if type(data[name]) not in types:
+            raise ValueError(f"a malformed run_verify reply ({name})")
+    if data["tokens"] is not None and not all(type(t) is int for t in data["tokens"]):
+        raise ValueError("a malformed run_verify reply (tokens)")
+    run = Run()
+    run.tokens, run.calls, run.error = data["tokens"], data["calls"], data["error"]
+    run.bad_shapes = [tuple(s) for s in data["shapes"]]
+    run.draws_used = tuple(data["draws_used"])
+    run.inputs_changed, run.rand_replaced = data["inputs_changed"], data["rand_replaced"]
+    run.rebound = [str(n) for n in data["rebound"]]
+    run.result_type, run.result_repr = data["result_type"][:40], data["result_repr"][:80]
+    run.problem = _first_problem(run)
+    return run
+
+
+def close(a, b, tol):
+    return math.isfinite(a) and abs(a - b) <= tol

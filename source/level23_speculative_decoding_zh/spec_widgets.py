@@ -1,0 +1,547 @@
+"""Widgets and pictures for the Level 23 notebooks.
+
+Every widget is a thin shell over a plain function, so the logic is tested
+with pytest and no display:
+
+    grade_choice(quiz_id, index) -> Feedback   # the quizzes
+    acceptance(p, q, r)          -> Verdict    # the number line
+    replay_rows(case, draws)     -> list[Row]  # the position-by-position replay
+
+and a notebook cell calls one of ``quiz``, ``show_principle``, ``number_line``
+or ``show_replay`` in one line. Nothing here waits for a person, so the
+notebooks run unattended under nbgrader (which sets NBGRADER_EXECUTION).
+"""
+
+import html
+import os
+import sys
+import unicodedata
+from dataclasses import dataclass
+
+
+import spec_quiz
+from spec_checks import VISIBLE_DRAWS, ScriptedRand, run_verify, visible_case  # noqa: F401 (visible_case: for the notebooks)
+
+from spec_quiz import Feedback, with_fallback  # noqa: F401 (Feedback: what grade_choice returns)
+
+AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+
+# --------------------------------------------------------------------------- quizzes
+
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# This edition's text, written by `python -m grading.build` from lessons/i18n/level23_speculative_decoding_zh.py: edit it there.
+TEXT = {
+    "lang": "zh",
+    "fonts": [
+        "Noto Sans CJK SC",
+        "Noto Sans CJK JP",
+        "Noto Sans CJK TC"
+    ],
+    "quiz": {
+        "m1_guess": {
+            "question": "位置 0 的草稿 token 是 10，目标概率 p = 0.8，草稿概率 q = 0.5。TODO 1 应执行什么？",
+            "options": [
+                "直接把 10 追加到 accepted_tokens",
+                "先调用 torch.rand 再决定",
+                "立刻 break"
+            ],
+            "why": [
+                "正确：p >= q，所以接受概率 min(1, p/q) 为 1。token 10 被接受，不消耗随机数。",
+                "不对：只有接受概率小于 1 时抽随机数才有意义。这里 min(1, 0.8/0.5) = 1，抽取只会浪费一个随机数（而且测试会数随机数的调用次数）。直接追加 10。",
+                "不对：break 表示“拒绝并停止”，但这里什么也没有被拒绝。目标模型给 token 10 的概率（0.8）比草稿（0.5）更高，所以它被接受：追加 10。"
+            ]
+        },
+        "m1_check": {
+            "question": "为什么读取概率要写 [i, token_id]？",
+            "options": [
+                "为了把 [K, V] 转置",
+                "为了一次取出整张词表",
+                "既对齐草稿位置，又对齐该位置实际采样的 token"
+            ],
+            "why": [
+                "不对：索引从不转置。[i, token_id] 只取一个数：第 i 行（位置），第 token_id 列（草稿 token）。对齐才是关键。",
+                "不对：只写 [i] 才会取出整行（整张词表）。加上 token_id，取出的是草稿实际选中的那个 token 的概率。",
+                "正确：第 i 行是草稿位置，第 token_id 列是该位置草稿选中的 token，所以 p 和 q 是两个模型在同一位置、对同一 token 给出的概率。"
+            ]
+        },
+        "m2_guess": {
+            "question": "前两项已接受；第三项 p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
+            "options": [
+                "拒绝第三项并停止，返回前两个 token",
+                "跳过第三项后继续验证第四项",
+                "仍接受第三项，因为 r 大"
+            ],
+            "why": [
+                "正确：p/q = 0.1/0.9 约为 0.11，r = 0.9 不小于它，所以第三项被拒绝，循环 break。结果是 [10, 20]。",
+                "不对：那是 continue 的做法。token 40 是在 token 30 之后生成的；30 被拒绝，40 的上下文就不存在了。拒绝第三项并停止：[10, 20]。",
+                "不对：只有 r < p/q 时才接受。r 大就落在 [0, 0.11) 之外，所以拒绝。第三项被拒绝，循环停止：[10, 20]。"
+            ]
+        },
+        "m2_check": {
+            "question": "为什么拒绝分支是 break 而不是 continue？",
+            "options": [
+                "后续草稿依赖当前 token 已接受的前缀，拒绝后条件上下文改变",
+                "因为 Python 列表不能继续循环",
+                "因为 continue 会删除 target_probs"
+            ],
+            "why": [
+                "正确：草稿模型是在前面 token 的基础上写出每个 token 的。拒绝一个，后面每个草稿 token 依赖的前缀就不存在了。",
+                "不对：Python 可以在列表上正常循环。原因在模型：后续草稿建立在包含被拒绝 token 的前缀之上。",
+                "不对：continue 只是跳到下一次循环，不会删除任何东西。原因是后续草稿依赖于被拒绝的 token 在前缀中。"
+            ]
+        }
+    },
+    "principle_accept": "p = {p:.2f} >= q = {q:.2f}：接受概率为 1，追加 {token_id}（不抽随机数）",
+    "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 在这里掷硬币",
+    "xlabel": "列 = token_id（词表）",
+    "ylabel": "行 = 草稿位置 i",
+    "colorbar": "概率",
+    "row_maximum": "整行最大值",
+    "max_is_drafted": "这里 target_probs[i].max() 恰好就是草稿 token",
+    "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，不是要问的问题",
+    "principle_title": "位置 i = {i}，draft_tokens[{i}] = {token_id}。{verdict}\n{note}",
+    "legend_head": [
+        "对象",
+        "含义"
+    ],
+    "legend": [
+        [
+            "draft_probs",
+            "[K, V] 浮点张量：草稿模型分布，第 i 行对应位置 i"
+        ],
+        [
+            "target_probs",
+            "[K, V] 浮点张量：目标模型分布，排列相同"
+        ],
+        [
+            "draft_tokens",
+            "长度 K 的 token_id 序列（可见测试使用 Python list）"
+        ],
+        [
+            "p, q",
+            "当前 i、当前 token_id 对应的 Python float：target_probs[i, token_id].item() 和 draft_probs[i, token_id].item()"
+        ],
+        [
+            "accepted_tokens",
+            "你返回的 Python list：按草稿原顺序追加的已接受 token_id"
+        ]
+    ],
+    "no_draw_needed": "p >= q：接受，不需要随机数（接受概率为 1）",
+    "line_accept": "r = {r:.2f} < p/q = {ratio:.2f}：接受并继续",
+    "line_reject": "r = {r:.2f} >= p/q = {ratio:.2f}：拒绝并停止（break）",
+    "preset_1": "第 1 项：p/q = 0.8，r = 0.5",
+    "preset_2": "第 2 项：p/q ≈ 0.11，r = 0.9",
+    "line_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
+    "replay_head": [
+        "位置",
+        "token",
+        "p",
+        "q",
+        "p/q",
+        "r",
+        "结果"
+    ],
+    "no_draw": "不抽",
+    "none_left": "已用完",
+    "accept": "接受",
+    "accept_continue": "接受，继续",
+    "reject_break": "拒绝，break",
+    "never_verified": "不再验证",
+    "trace_raised": "verify_draft 抛出了 {error}",
+    "trace_missing": "第 {n} 次抽取没有发生：期望在位置 {expected} 抽取",
+    "trace_extra": "第 {n} 次抽取（在位置 {got}）是多余的：期望只抽取 {count} 次",
+    "trace_moved": "第 {n} 次抽取发生在位置 {got}，期望在位置 {expected}",
+    "trace_result": "结果 {result} 与期望的 {expected} 不同",
+    "trace_match": "你的随机数抽取与期望一致，次数和顺序都对。",
+    "trace_summary": "<b>你的 verify_draft</b> 返回了 <code>{result}</code>，抽取了 {calls} 次，位置为 {positions}。"
+}
+# ---------------------------------------------------------------- text: END TEXT
+QUIZ_ANSWERS = {'m1_guess': 0, 'm1_check': 2, 'm2_guess': 0, 'm2_check': 0}
+QUIZZES = {quiz_id: dict(TEXT["quiz"][quiz_id], answer=QUIZ_ANSWERS[quiz_id]) for quiz_id in QUIZ_ANSWERS}
+
+
+def grade_choice(quiz_id, index):
+    """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
+    return spec_quiz.grade_choice(QUIZZES, quiz_id, index)
+
+
+def quiz_html(quiz_id):
+    """The quiz as static HTML: the question and its options (answers need the live widget)."""
+    return spec_quiz.quiz_html(QUIZZES, quiz_id)
+
+
+def quiz(quiz_id):
+    """A multiple-choice quiz: no option preselected, feedback on every choice."""
+    return spec_quiz.quiz(QUIZZES, quiz_id)
+
+
+# --------------------------------------------------------------------------- principle picture
+
+def lesson_case():
+    """The visible test's tensors, with one change for the picture: at position 1 the target
+    likes token 7 (0.45) more than the drafted token 20 (0.4), so the row's maximum and the
+    drafted token differ there."""
+    case = visible_case()
+    row = case.target_probs[1]
+    row[:] = (1.0 - 0.4 - 0.45) / 39
+    row[20], row[7] = 0.4, 0.45
+    return case
+
+
+def principle_summary(case, i):
+    """Everything the principle picture says about position ``i``, as plain values."""
+    token_id = int(case.draft_tokens[i])
+    p = case.target_probs[i, token_id].item()
+    q = case.draft_probs[i, token_id].item()
+    best = int(case.target_probs[i].argmax())
+    if p >= q:
+        verdict = TEXT["principle_accept"].format(p=p, q=q, token_id=token_id)
+    else:
+        verdict = TEXT["principle_reject"].format(p=p, q=q, token_id=token_id)
+    return dict(i=i, token_id=token_id, p=p, q=q, accept=p >= q, verdict=verdict,
+                max_column=best, max_value=case.target_probs[i, best].item())
+
+
+def use_fonts():
+    """Put the edition's fonts (TEXT["fonts"], e.g. a CJK font) first in matplotlib's sans-serif list."""
+    if not TEXT["fonts"]:
+        return
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if not installed & set(TEXT["fonts"]):  # a font installed after matplotlib built its font cache
+        for path in font_manager.findSystemFonts():
+            if "CJK" in path and "Sans" in path:
+                font_manager.fontManager.addfont(path)
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    wanted = [name for name in TEXT["fonts"] if name in installed]
+    families = matplotlib.rcParams["font.sans-serif"]
+    if wanted and families[: len(wanted)] != wanted:
+        matplotlib.rcParams["font.sans-serif"] = wanted + [f for f in families if f not in wanted]
+
+
+def principle_figure(case=None, i=0):
+    """The two [K, V] matrices side by side, row i and column token_id highlighted."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    use_fonts()
+    case = case or lesson_case()
+    info = principle_summary(case, i)
+    k, v = case.target_probs.shape
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.2), constrained_layout=True)
+    panels = [(axes[0], case.target_probs, "target_probs  [K, V]", "p"),
+              (axes[1], case.draft_probs, "draft_probs  [K, V]", "q")]
+    for ax, probs, title, name in panels:
+        image = ax.imshow(probs.numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=1)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel(TEXT["xlabel"])
+        ax.set_ylabel(TEXT["ylabel"])
+        ax.set_yticks(range(k))
+        ax.set_xticks([0, 10, 20, 30, 40] if v > 40 else range(0, v, max(1, v // 8)))
+        ax.add_patch(Rectangle((-0.5, i - 0.5), v, 1, fill=False, ec="#f59e0b", lw=2.5))
+        ax.add_patch(Rectangle((info["token_id"] - 0.5, -0.5), 1, k, fill=False, ec="#f59e0b", lw=1.5, ls="--"))
+        value = info[name]
+        ax.add_patch(Rectangle((info["token_id"] - 0.5, i - 0.5), 1, 1, fill=False, ec="#dc2626", lw=3))
+        ax.annotate(f"{name} = {value:.2f}", (info["token_id"], i), xytext=(info["token_id"] + 3, i + 0.35),
+                    color="#dc2626", fontsize=11, fontweight="bold",
+                    arrowprops=dict(arrowstyle="->", color="#dc2626"))
+    fig.colorbar(image, ax=axes, label=TEXT["colorbar"], shrink=0.9)
+    best = info["max_column"]
+    if best != info["token_id"]:  # on the drafted token's own cell the mark would hide p
+        axes[0].plot(best, i, marker="x", color="white", ms=12, mew=3, label=TEXT["row_maximum"])
+    note = (TEXT["max_is_drafted"] if best == info["token_id"] else TEXT["max_elsewhere"].format(i=i, column=best))
+    fig.suptitle(TEXT["principle_title"].format(i=i, token_id=info["token_id"], verdict=info["verdict"], note=note),
+                 fontsize=11, color="#1a7f37" if info["accept"] else "#b42318")
+    return fig
+
+
+def show_principle(i=0):
+    """Draw the principle picture for position ``i`` of the lesson example."""
+    verdict = principle_summary(lesson_case(), i)["verdict"]
+    if AUTOGRADING:  # nobody looks at it while grading: skip matplotlib (about 1 CPU-second a notebook)
+        return verdict
+    import matplotlib.pyplot as plt
+
+    principle_figure(lesson_case(), i)
+    plt.show()
+    return verdict
+
+
+LEGEND = [tuple(row) for row in TEXT["legend"]]
+
+
+def legend():
+    """The legend of objects, as an HTML table."""
+    from IPython.display import HTML
+
+    rows = "".join(f"<tr><td><code>{html.escape(a)}</code></td><td>{html.escape(b)}</td></tr>" for a, b in LEGEND)
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in TEXT["legend_head"])
+    return HTML(f"<table class='spec-legend'><tr>{head}</tr>{rows}</table>")
+
+
+# --------------------------------------------------------------------------- number line
+
+@dataclass
+class Verdict:
+    p: float
+    q: float
+    r: float
+    ratio: float       # p / q (inf when q == 0)
+    threshold: float   # min(1, p/q): the shaded interval is [0, threshold)
+    needs_draw: bool   # only p < q draws a random number
+    accepted: bool
+    text: str
+
+
+def acceptance(p, q, r):
+    """What the verification step does with p, q and a draw r in [0, 1)."""
+    p, q, r = float(p), float(q), float(r)
+    ratio = p / q if q > 0 else float("inf")
+    threshold = min(1.0, ratio)
+    needs_draw = p < q
+    if not needs_draw:
+        return Verdict(p, q, r, ratio, threshold, False, True, TEXT["no_draw_needed"])
+    accepted = r < ratio
+    if accepted:
+        text = TEXT["line_accept"].format(r=r, ratio=ratio)
+    else:
+        text = TEXT["line_reject"].format(r=r, ratio=ratio)
+    return Verdict(p, q, r, ratio, threshold, True, accepted, text)
+
+
+PRESETS = {
+    TEXT["preset_1"]: (0.4, 0.5, 0.5),
+    TEXT["preset_2"]: (0.1, 0.9, 0.9),
+}
+
+
+CHAR_WIDTH, LINE_HEIGHT = 7.5, 15  # px per character and per line at font-size 13 (an upper bound)
+PAD, LINE_Y = 30, 46                # the number line runs from x = PAD to width - PAD, at height LINE_Y
+
+
+def text_width(text):
+    """An upper bound of ``text``'s width in px: a wide (CJK) character counts twice."""
+    return CHAR_WIDTH * sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _x_of(width):
+    """Where t in [0, 1] sits on a number line ``width`` pixels wide."""
+    return lambda t: PAD + (width - 2 * PAD) * t
+
+
+def number_line_labels(verdict, width=560):
+    """Every text label of the number line: dicts of text, x, y and anchor, none overlapping.
+
+    Each kind of label has its own row: r above the line; the ticks 0 and 1 just below it;
+    the interval's end (p/q) on the next row, moved inwards when it would leave the picture;
+    the verdict at the bottom.
+    """
+    y, x_of = LINE_Y, _x_of(width)
+    labels = [dict(kind="tick", text="0", x=x_of(0), y=y + 24, anchor="middle"),
+              dict(kind="tick", text="1", x=x_of(1), y=y + 24, anchor="middle")]
+    if verdict.ratio < 1:
+        text = f"p/q = {verdict.ratio:.2f}"
+    else:
+        text = "p >= q: min(1, p/q) = 1" if verdict.q > 0 else "q = 0: min(1, p/q) = 1"
+    labels.append(dict(kind="threshold", text=text, x=x_of(verdict.threshold), y=y + 42, anchor="middle"))
+    if verdict.needs_draw:
+        labels.append(dict(kind="r", text=f"r = {verdict.r:.2f}", x=x_of(verdict.r), y=y - 26, anchor="middle"))
+    labels.append(dict(kind="verdict", text=verdict.text, x=PAD, y=y + 68, anchor="start"))
+    for label in labels:  # keep every label inside the picture
+        half = text_width(label["text"]) / 2
+        if label["anchor"] == "middle":
+            label["x"] = min(max(label["x"], half + 2), width - half - 2)
+    return labels
+
+
+def label_box(label):
+    """(left, top, right, bottom) of a label, from the same character width the layout uses."""
+    w = text_width(label["text"])
+    left = {"start": label["x"], "middle": label["x"] - w / 2, "end": label["x"] - w}[label["anchor"]]
+    return left, label["y"] - LINE_HEIGHT + 3, left + w, label["y"] + 3
+
+
+def number_line_svg(verdict, width=560):
+    """The number line [0, 1] as SVG: [0, min(1, p/q)) green (accept), [p/q, 1) red (reject), r marked."""
+    pad, y, span, x_of = PAD, LINE_Y, width - 2 * PAD, _x_of(width)
+    colour = "#1a7f37" if verdict.accepted else "#b42318"
+    r_mark = ""
+    if verdict.needs_draw:
+        r_mark = (f"<line class='r-mark' x1='{x_of(verdict.r):.1f}' y1='{y - 20}' x2='{x_of(verdict.r):.1f}' "
+                  f"y2='{y + 12}' stroke='{colour}' stroke-width='3'/>")
+    ticks = "".join(f"<line x1='{x_of(t / 10):.1f}' y1='{y - 4}' x2='{x_of(t / 10):.1f}' y2='{y + 4}' stroke='#555'/>"
+                    for t in range(11))
+    fills = {"r": colour, "verdict": colour, "threshold": "#166534", "tick": "#333"}
+    texts = ""
+    for label in number_line_labels(verdict, width):
+        kind = label["kind"]
+        css = f"label-{kind} verdict" if kind == "verdict" else f"label-{kind}"
+        bold = " font-weight='bold'" if kind in ("r", "verdict") else ""
+        texts += (f"<text class='{css}' x='{label['x']:.1f}' y='{label['y']}' text-anchor='{label['anchor']}' "
+                  f"fill='{fills[kind]}'{bold}>{html.escape(label['text'])}</text>")
+    accept_w = span * verdict.threshold
+    return (
+        f"<svg class='spec-number-line' width='{width}' height='124' xmlns='http://www.w3.org/2000/svg' "
+        f"font-family='sans-serif' font-size='13'>"
+        f"<rect class='accept-zone' x='{pad}' y='{y - 10}' width='{accept_w:.1f}' height='20' "
+        f"fill='#86efac' opacity='0.8'/>"
+        f"<rect class='reject-zone' x='{pad + accept_w:.1f}' y='{y - 10}' width='{span - accept_w:.1f}' height='20' "
+        f"fill='#fca5a5' opacity='0.6'/>"
+        f"<line x1='{pad}' y1='{y}' x2='{pad + span}' y2='{y}' stroke='#333' stroke-width='2'/>{ticks}"
+        f"{r_mark}{texts}</svg>"
+    )
+
+
+class NumberLine:
+    """Sliders for p, q and r, two presets, and the number line they drive.
+
+    Moving a slider only rewrites one SVG string; nothing is rebuilt.
+    """
+
+    def __init__(self, p=0.4, q=0.5, r=0.5):
+        import ipywidgets as widgets
+
+        slider = lambda name, value: widgets.FloatSlider(  # noqa: E731
+            value=value, min=0.0, max=1.0 if name != "r" else 0.999, step=0.01, description=name,
+            continuous_update=True, readout_format=".2f")
+        self.p, self.q, self.r = slider("p", p), slider("q", q), slider("r", r)
+        self.buttons = [widgets.Button(description=name, layout=widgets.Layout(width="auto"))
+                        for name in PRESETS]
+        for button in self.buttons:
+            button.on_click(lambda b: self.preset(b.description))
+        self.picture = widgets.HTML()
+        for s in (self.p, self.q, self.r):
+            s.observe(self.redraw, names="value")
+        self.widget = widgets.VBox([widgets.HBox(self.buttons), self.p, self.q, self.r, self.picture])
+        self.widget.add_class("spec-number-line-widget")
+        self.redraw()
+
+    @property
+    def verdict(self):
+        return acceptance(self.p.value, self.q.value, self.r.value)
+
+    def preset(self, name):
+        p, q, r = PRESETS[name]
+        self.p.value, self.q.value, self.r.value = p, q, r
+        self.redraw()
+
+    def redraw(self, _change=None):
+        self.picture.value = number_line_svg(self.verdict)
+
+
+def number_line(p=0.4, q=0.5, r=0.5):
+    """The interactive number line (starts at visible-test position 1)."""
+    line = NumberLine(p, q, r)
+    static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
+              f"{number_line_svg(line.verdict)}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
+    return with_fallback(line.widget, static)
+
+
+# --------------------------------------------------------------------------- replay
+
+@dataclass
+class Row:
+    position: int
+    token_id: int
+    p: float
+    q: float
+    ratio: float
+    draw: str
+    verdict: str
+
+
+def replay_rows(case=None, draws=VISIBLE_DRAWS):
+    """The reference verification of ``case``, position by position, with scripted draws."""
+    case = case or visible_case()
+    rows, draws, stopped = [], list(draws), False
+    for i, (token_id, _, _) in enumerate(case.positions):
+        p = case.target_probs[i, token_id].item()
+        q = case.draft_probs[i, token_id].item()
+        ratio = p / q if q > 0 else float("inf")
+        if stopped:
+            rows.append(Row(i, token_id, p, q, ratio, "-", TEXT["never_verified"]))
+            continue
+        if p >= q:
+            rows.append(Row(i, token_id, p, q, ratio, TEXT["no_draw"], TEXT["accept"]))
+            continue
+        r = draws.pop(0) if draws else None
+        if r is not None and r < ratio:
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}", TEXT["accept_continue"]))
+        else:
+            rows.append(Row(i, token_id, p, q, ratio, f"{r:.2f}" if r is not None else TEXT["none_left"],
+                            TEXT["reject_break"]))
+            stopped = True
+    return rows
+
+
+class _PositionTrackingRand(ScriptedRand):
+    """Scripted draws that also note the caller's loop variable ``i`` (the draft position)."""
+
+    def __init__(self, draws):
+        super().__init__(draws)
+        self.positions = []
+
+    def __call__(self, *size, **kwargs):
+        self.positions.append(sys._getframe(1).f_locals.get("i", "?"))
+        return super().__call__(*size, **kwargs)
+
+
+def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
+    """Run ``verify_draft`` with scripted draws; say which position used each draw."""
+    case = case or visible_case()
+    fake = _PositionTrackingRand(draws)
+    run = run_verify(verify_draft, case, rand=fake)
+    expected = [row.position for row in replay_rows(case, draws) if row.draw not in (TEXT["no_draw"], "-")]
+    return dict(result=run.result, error=run.error, calls=run.calls,
+                positions=fake.positions, expected_positions=expected)
+
+
+def trace_messages(trace, expected_result=(10, 20)):
+    """Plain-language differences between a student's draws and the expected ones."""
+    notes = []
+    if trace["error"]:
+        notes.append(TEXT["trace_raised"].format(error=trace["error"]))
+    mine, want = trace["positions"], trace["expected_positions"]
+    for n in range(max(len(mine), len(want))):
+        got = mine[n] if n < len(mine) else None
+        exp = want[n] if n < len(want) else None
+        if got == exp:
+            continue
+        if got is None:
+            notes.append(TEXT["trace_missing"].format(n=n + 1, expected=exp))
+        elif exp is None:
+            notes.append(TEXT["trace_extra"].format(n=n + 1, got=got, count=len(want)))
+        else:
+            notes.append(TEXT["trace_moved"].format(n=n + 1, got=got, expected=exp))
+    if not trace["error"] and list(trace["result"] or []) != list(expected_result):
+        notes.append(TEXT["trace_result"].format(result=trace["result"], expected=list(expected_result)))
+    return notes or [TEXT["trace_match"]]
+
+
+SKIPPED_ROW = " class='skipped' style='color:#999;font-style:italic'"
+
+
+def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
+    rows = replay_rows(case, draws)
+    body = "".join(
+        f"<tr{SKIPPED_ROW if r.verdict == TEXT['never_verified'] else ''}><td>{r.position}</td><td>{r.token_id}</td>"
+        f"<td>{r.p:.2f}</td><td>{r.q:.2f}</td><td>{'>= 1' if r.ratio >= 1 else f'{r.ratio:.2f}'}</td>"
+        f"<td>{r.draw}</td><td>{r.verdict}</td></tr>" for r in rows)
+    head = "".join(f"<th>{html.escape(name)}</th>" for name in TEXT["replay_head"])
+    table = f"<table class='spec-replay'><tr>{head}</tr>{body}</table>"
+    if verify_draft is None:
+        return table
+    trace = student_trace(verify_draft, case, draws)
+    items = "".join(f"<li>{html.escape(m)}</li>" for m in trace_messages(trace))
+    summary = TEXT["trace_summary"].format(result=html.escape(repr(trace["result"])), calls=trace["calls"],
+                                           positions=trace["positions"])
+    return table + f"<p>{summary}</p><ul class='spec-trace'>{items}</ul>"
+
+
+def show_replay(verify_draft=None):
+    """Display the replay of the visible test (and of ``verify_draft``, if given)."""
+    from IPython.display import HTML, display
+
+    display(HTML(replay_html(verify_draft)))
