@@ -117,6 +117,8 @@ def _build_root(spec):
     tmpfs("/dev/shm", "16m", "1777")
     for python_root in spec["python_roots"]:
         bind(python_root, python_root)
+    for real, alias in spec.get("python_aliases", ()):
+        bind(real, alias)
     for host, name in spec["grader_files"]:
         bind(host, f"{spec['grader_dir']}/{name}")
     for host, rel in spec["files"]:

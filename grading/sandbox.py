@@ -79,6 +79,16 @@ def _python_roots():
     return sorted(str(r) for r in roots if r != Path("/usr") and not str(r).startswith("/usr/"))
 
 
+def _python_aliases():
+    """(real folder, the path Python runs it from) when the environment is reached through a symlink.
+
+    A `.venv` that is a symlink: the sandbox binds the real folder (``_python_roots``), but the
+    kernel is started as ``<symlink>/bin/python``, so the real folder is bound there too.
+    """
+    aliases = {Path(sys.prefix).absolute(), Path(sys.executable).absolute().parent.parent}
+    return sorted((str(alias.resolve()), str(alias)) for alias in aliases if alias.resolve() != alias)
+
+
 def _parents(path):
     """Every ancestor of ``path`` below /, outermost first."""
     parts = Path(path).parts[1:-1]
@@ -111,13 +121,15 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
              "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/home/student",
              "--perms", "0755", "--dir", WORKDIR]
     made = set()
-    for root in _python_roots() + [str(private_dir)]:
+    for root in _python_roots() + [alias for _, alias in _python_aliases()] + [str(private_dir)]:
         for parent in _parents(root):
             if parent not in made and parent != "/tmp":
                 made.add(parent)
                 args += ["--perms", "0755", "--dir", parent]
     for root in _python_roots():
         args += ["--ro-bind", root, root]
+    for real, alias in _python_aliases():
+        args += ["--ro-bind", real, alias]
     for host, rel in files:
         args += ["--ro-bind", str(host), f"{WORKDIR}/{rel}"]
     args += ["--bind", str(private_dir), str(private_dir)]
@@ -320,6 +332,7 @@ def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
     """What the fork server needs to build the same sandbox as ``bwrap_command`` (grading/forkserver.py)."""
     return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
             "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
+            "python_aliases": _python_aliases(),
             "workdir": WORKDIR, "grader_dir": GRADER_DIR, "tmpfs_bytes": TMPFS_BYTES, "limits": dict(limits)}
 
 

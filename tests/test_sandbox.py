@@ -16,6 +16,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -257,3 +258,14 @@ def test_a_python_environment_under_tmp_is_still_mounted(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox, "_python_roots", lambda: roots + [str(env_dir)])
     seen = run_in_sandbox(f"import json; print(json.dumps(open({str(env_dir / 'marker.txt')!r}).read()))", tmp_path)
     assert seen == "visible"
+
+
+def test_an_environment_reached_through_a_symlink_is_mounted_there_too(tmp_path, monkeypatch):
+    """A `.venv` that is a symlink: kernels start as <symlink>/bin/python, so that path must exist inside."""
+    link = tmp_path / "linked" / ".venv"
+    link.parent.mkdir()
+    link.symlink_to(Path(sys.prefix).resolve())
+    monkeypatch.setattr(sys, "prefix", str(link))
+    seen = run_in_sandbox(f"import json, os; print(json.dumps(os.path.exists({str(link / 'bin' / 'python')!r})))",
+                          tmp_path)
+    assert seen is True
