@@ -355,10 +355,11 @@ class ForkServer:
             raise ForkServerError(first.get("error", "the fork server did not start"))
 
     @classmethod
-    def shared(cls, env):
+    def shared(cls, make_env):
+        """The running server, or a new one with the environment ``make_env()`` returns."""
         with cls._lock:
             if cls._instance is None or cls._instance.proc.poll() is not None:
-                cls._instance = cls(env)
+                cls._instance = cls(make_env())
                 import atexit
 
                 atexit.register(cls._instance.close)

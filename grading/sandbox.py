@@ -195,30 +195,29 @@ def check():
     scratch = make_private_dir(uid)
     probe = "import os; assert os.getuid() != 0"
     try:
-        cmd = bwrap_command([sys.executable, "-c", probe], private_dir=scratch, uid=uid)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
-        shutil.rmtree(scratch, ignore_errors=True)
-        return FIX.format(why=exc)
-    if proc.returncode:
-        shutil.rmtree(scratch, ignore_errors=True)
-        return FIX.format(why=(proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1])
-    if cold():
-        shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            cmd = bwrap_command([sys.executable, "-c", probe], private_dir=scratch, uid=uid)
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
+            return FIX.format(why=exc)
+        if proc.returncode:
+            return FIX.format(why=(proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1])
+        if cold():
+            return None
+        server = None
+        try:
+            server = fork_server(warm=False)
+            code, output = run_forked(probe, scratch, uid, server=server)
+            if code:
+                return FORK_FIX.format(why=(output.strip().splitlines() or ["it failed"])[-1])
+        except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
+            return FORK_FIX.format(why=exc)
+        finally:
+            if server:
+                server.close()
         return None
-    server = None
-    try:
-        server = fork_server(warm=False)
-        code, output = run_forked(probe, scratch, uid, server=server)
-        if code:
-            return FORK_FIX.format(why=(output.strip().splitlines() or ["it failed"])[-1])
-    except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
-        return FORK_FIX.format(why=exc)
     finally:
-        if server:
-            server.close()
         shutil.rmtree(scratch, ignore_errors=True)
-    return None
 
 
 FORK_FIX = ("The forked grading sandbox cannot start here: {why}\n"
@@ -343,10 +342,11 @@ def fork_server(warm=True):
     """
     from grading import forkserver
 
-    mpl = tempfile.mkdtemp(prefix="nbg-forkserver-mpl-")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": mpl, "MPLCONFIGDIR": mpl,
-           "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
-    return forkserver.ForkServer.shared(env) if warm else forkserver.ForkServer(env, warm=False)
+    def env():  # made only when a server starts, not on every kernel's launch
+        mpl = tempfile.mkdtemp(prefix="nbg-forkserver-mpl-")
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": mpl,
+                "MPLCONFIGDIR": mpl, "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
+    return forkserver.ForkServer.shared(env) if warm else forkserver.ForkServer(env(), warm=False)
 
 
 class _ForkedLaunch:

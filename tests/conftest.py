@@ -125,3 +125,10 @@ def graded_course(tmp_path_factory):
     logs["feedback_zh"] = logs[f"feedback {ZH}"]
     logs["export"] = pipeline.nbgrader(root, "export")
     return GradedCourse(root, answers, logs)
+
+
+def processes_of(uid):
+    """The pids of every process running as ``uid`` (a sandbox's uid)."""
+    import subprocess
+
+    return subprocess.run(["ps", "-o", "pid=", "-u", str(uid)], capture_output=True, text=True).stdout.split()

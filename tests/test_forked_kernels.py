@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from grading import ASSIGNMENT, catalogue, grade, pipeline, sandbox, speedups
-from conftest import hostile_submissions, write_hostile
+from conftest import hostile_submissions, processes_of, write_hostile
 
 ROOT_SOURCE = pipeline.ROOT / "source" / ASSIGNMENT
 
@@ -140,19 +140,14 @@ def test_forked_kernels_die_with_the_grading_process(tmp_path):
     uid = proc.stdout.readline().strip()
     assert uid, "the grader did not start its sandbox"
     time.sleep(1)
-    assert _processes_of(uid), "the forked program is not running"
+    assert processes_of(uid), "the forked program is not running"
     proc.kill()
     proc.wait()
     deadline = time.time() + 10
-    while _processes_of(uid) and time.time() < deadline:
+    while processes_of(uid) and time.time() < deadline:
         time.sleep(0.2)
-    assert not _processes_of(uid)
+    assert not processes_of(uid)
 
-
-def _processes_of(uid):
-    import subprocess
-
-    return subprocess.run(["ps", "-o", "pid=", "-u", str(uid)], capture_output=True, text=True).stdout.split()
 
 
 def test_cached_schema_validation_raises_what_jsonschema_raises():

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import processes_of
 from grading import sandbox
 
 
@@ -223,20 +224,15 @@ def test_nothing_outlives_the_sandbox_when_its_parent_dies(tmp_path):
                                 *sandbox.bwrap_command(inner, private_dir=private, uid=uid)])
     try:
         time.sleep(3)
-        assert _processes_of(uid), "the sandbox did not start"
+        assert processes_of(uid), "the sandbox did not start"
         starter.send_signal(signal.SIGKILL)
         starter.wait()
         deadline = time.time() + 10
-        while _processes_of(uid) and time.time() < deadline:
+        while processes_of(uid) and time.time() < deadline:
             time.sleep(0.2)
-        assert not _processes_of(uid)
+        assert not processes_of(uid)
     finally:
         subprocess.run(["rm", "-rf", private])
-
-
-def _processes_of(uid):
-    out = subprocess.run(["ps", "-o", "pid=", "-u", str(uid)], capture_output=True, text=True).stdout
-    return out.split()
 
 
 def test_check_names_the_fix_when_bubblewrap_is_missing(monkeypatch):
