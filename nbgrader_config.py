@@ -19,11 +19,12 @@ from nbgrader.preprocessors import (
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
-    from grading import speedups
+    from grading import budgets, ids, speedups
     from grading.late import TenthPerDayLate
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
                                        HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
+    ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
           file=sys.stderr)
@@ -43,7 +44,8 @@ c.ClearSolutions.code_stub = {
 
 # Autograding: an endless loop costs its cell 10 seconds, not the whole class.
 # A hung or crashed kernel is restarted (grading/preprocessors.py), so the rest still counts.
-c.Execute.timeout = 10
+# A notebook and a student have wall-clock budgets too (ResilientExecute; the numbers: grading/budgets.py).
+c.Execute.timeout = budgets.CELL if SandboxedExecute else 10
 c.Execute.startup_timeout = 120
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 40

@@ -23,10 +23,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple, Optional
 
-from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, pipeline, sandbox
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, budgets, ids, pipeline, sandbox
 
-DEADLINE = 600  # seconds for one student's whole submission (a cell gets 10 s, a check 10 s)
+DEADLINE = budgets.DEADLINE  # seconds for one student's whole submission, past their budgets (grading/budgets.py)
 STARTUP = 300  # seconds a worker may take to start nbgrader, check the sandbox and start its fork server
 
 
@@ -35,19 +36,42 @@ def students(course, assignment=ASSIGNMENT):
     return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir())
 
 
+class Submission(NamedTuple):
+    """One queue item: an assignment (or edition) and a student; ``refused`` says why it is not graded."""
+
+    assignment: str
+    student: str
+    refused: Optional[str] = None
+
+    def __str__(self):
+        """How the report and the terminal name it (an odd id as its repr, so no control character is printed)."""
+        from grading import report
+
+        return report.not_graded_key(repr(self.student) if ids.problem(self.student) else self.student,
+                                     self.assignment)
+
+
 def submissions(course):
-    """What to grade, one queue item per student and assignment: the student id for Level 23 (English),
-    "<assignment> <student>" for any other assignment or edition (queue_item reads it back)."""
+    """What to grade: one Submission per folder submitted/<student>/<assignment>, for every assignment.
+
+    A student id that breaks the id rule (grading/ids.py) is refused here, with the message, and never
+    handed to a worker; every other student is graded.
+    """
     items = []
     for assignment in ASSIGNMENTS:
-        items += [s if assignment == ASSIGNMENT else f"{assignment} {s}" for s in students(course, assignment)]
+        for student in students(course, assignment):
+            items.append(Submission(assignment, student, refusal(assignment, student)))
     return items
 
 
-def queue_item(item, default=ASSIGNMENT):
-    """(assignment, student) of a queue item: "<assignment> <student>", or a student id alone (``default``)."""
-    assignment, _, student = item.partition(" ")
-    return (assignment, student) if student and assignment in ASSIGNMENTS else (default, item)
+def refusal(assignment, student):
+    """Why this assignment and student cannot be graded (an odd id, grading/ids.py), or None."""
+    return ids.check_id("assignment", assignment) or ids.check_id("student", student)
+
+
+def as_submission(item, default=ASSIGNMENT):
+    """A queue item as a Submission: a Submission, or a student id alone (of ``default``)."""
+    return item if isinstance(item, Submission) else Submission(default, item)
 
 
 def default_db_url(course):
@@ -59,9 +83,8 @@ def progress(done, total, width=30):
     return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
 
 
-def _start_worker(course, db_url, log, assignment=ASSIGNMENT):
-    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url,
-           "--assignment", assignment]
+def _start_worker(course, db_url, log):
+    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url]
     # Its own session, so a deadline can stop it and everything it started (kernels, sandboxes).
     return subprocess.Popen(cmd, cwd=course, env=pipeline.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=log, text=True, bufsize=1, start_new_session=True)
@@ -77,7 +100,10 @@ def _stop(proc):
 
 def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None, assignment=ASSIGNMENT,
                 start_deadline=STARTUP):
-    """Grade ``names`` in ``workers`` processes; return {student: error or None}.
+    """Grade ``names`` in ``workers`` processes; return {name: error or None}.
+
+    Each name is a Submission, or a student id of ``assignment``. One whose id breaks the id rule
+    (or a Submission already ``refused``) is not graded: its error is the refusal.
 
     A worker first starts nbgrader, checks the sandbox and starts its fork server, then says
     it is ready; only then is it handed a student, one at a time, so ``deadline`` counts one
@@ -90,7 +116,14 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
     import selectors
 
     log_file = open(log, "a") if log else subprocess.DEVNULL
-    queue, results = list(names), {}
+    queue, results = [], {}
+    for name in names:
+        item = as_submission(name, assignment)
+        why = item.refused or refusal(item.assignment, item.student)
+        if why:
+            results[name] = why
+        else:
+            queue.append(name)
     busy = {}  # worker -> (student, or None while it starts; when that began)
     failed_starts = []
     sel = selectors.DefaultSelector()
@@ -99,7 +132,8 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
         if queue:
             student = queue.pop(0)
             busy[proc] = (student, time.monotonic())
-            proc.stdin.write(student + "\n")
+            item = as_submission(student, assignment)
+            proc.stdin.write(json.dumps({"assignment": item.assignment, "student": item.student}) + "\n")
             proc.stdin.flush()
         else:
             busy.pop(proc, None)
@@ -122,7 +156,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             add_worker()
 
     def add_worker():
-        proc = _start_worker(course, db_url, log_file, assignment)
+        proc = _start_worker(course, db_url, log_file)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
         busy[proc] = (None, time.monotonic())
 
@@ -142,7 +176,8 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             if isinstance(record, dict) and student is None and record.get("ready"):
                 hand_out(proc)
                 continue
-            if not isinstance(record, dict) or student is None or record.get("student") != student:
+            if not isinstance(record, dict) or student is None or record.get("item") != list(
+                    as_submission(student, assignment)[:2]):
                 code = proc.poll()
                 replace(proc, f"its grading process stopped (exit code {code if code is not None else '?'})")
                 continue
@@ -165,8 +200,9 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
     return results
 
 
-def worker(course, db_url, assignment=ASSIGNMENT):
-    """Grade the students named on stdin, one per line, in this process; one JSON line per student."""
+def worker(course, db_url):
+    """Grade the submissions named on stdin, one JSON line {"assignment", "student"} each, in this process;
+    one JSON line {"item": [assignment, student], "error"} per submission."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
@@ -181,20 +217,21 @@ def worker(course, db_url, assignment=ASSIGNMENT):
         return
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
-        item = line.strip()
-        queued, name = queue_item(item, None)
-        error = None
-        for attempt in range(3):  # a locked gradebook is retried, not lost
-            result = api.autograde(queued or assignment, name, force=True, create=True)
+        request = json.loads(line)
+        assignment, student = request["assignment"], request["student"]
+        error = refusal(assignment, student)  # nbgrader reads a student id as a glob pattern: never an odd one
+        result = {"success": False, "log": error}
+        for attempt in range(0 if error else 3):  # a locked gradebook is retried, not lost
+            result = api.autograde(assignment, student, force=True, create=True)
             if result["success"]:
                 break
             error = _first_error(result)
             if "database is locked" not in (result.get("error", "") + result.get("log", "")):
                 break
             time.sleep(1 + attempt)
-        sys.stderr.write(f"==== {item}\n{result.get('log') or ''}{result.get('error') or ''}\n")
+        sys.stderr.write(f"==== {Submission(assignment, student)}\n{result.get('log') or ''}{result.get('error') or ''}\n")
         sys.stderr.flush()
-        print(json.dumps({"student": item, "error": None if result["success"] else error}), flush=True)
+        print(json.dumps({"item": [assignment, student], "error": None if result["success"] else error}), flush=True)
 
 
 def _first_error(result):
@@ -242,14 +279,13 @@ def main(argv=None):
     ap.add_argument("--cold-kernels", action="store_true",
                     help="start each kernel as a new process instead of forking it from a prepared parent")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--assignment", default=ASSIGNMENT, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     course = Path(args.course).resolve()
     db_url = args.db_url or default_db_url(course)
     from grading import report
 
     if args.worker:
-        worker(course, db_url, args.assignment)
+        worker(course, db_url)
         return 0
     kernels(args.cold_kernels)
     if not sandbox_ready(args.unsafe_no_sandbox):
@@ -271,7 +307,7 @@ def main(argv=None):
     print(f"Graded {len(names) - len(missed)} of {len(names)} in {time.time() - started:.0f} s")
     for student, error in sorted(missed.items()):
         print(f"  NOT GRADED {student}: {error}")
-    failed = {report.not_graded_key(*reversed(queue_item(item))): e for item, e in missed.items()}
+    failed = {str(item): e for item, e in missed.items()}
     if not args.no_feedback:
         for assignment in ASSIGNMENTS:
             if students(course, assignment):

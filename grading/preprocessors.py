@@ -23,7 +23,9 @@ from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
-from traitlets import Bool, Integer, Unicode
+from traitlets import Bool, Float, Integer, Unicode
+
+from grading import budgets
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 DIAGNOSIS_CELL = "diagnosis"  # the locked cell above the hidden checks where the grader writes its diagnosis
@@ -170,43 +172,117 @@ class ResilientExecute(Execute):
     out-of-memory killer). Here the cell gets an error that says what happened, and
     every later cell an error saying it was not run, so all that was graded before
     still counts and the rest of the class is graded as usual.
+
+    A notebook has a wall-clock budget (``notebook_budget``) and a student's notebooks of one
+    assignment one together (``student_budget``), counted from each notebook's first cell
+    (grading/budgets.py): cells that each stay under the cell timeout cannot hold the grader
+    longer. The cell running when a budget ends is interrupted then; every later cell gets a
+    NotRun error saying the budget was spent, and the checks not yet run fail with that message.
     """
 
     raise_on_iopub_timeout = Bool(False).tag(config=True)
-    interrupt_grace = Integer(3, help="Seconds a timed-out cell gets to stop after the interrupt").tag(config=True)
+    interrupt_grace = Integer(budgets.INTERRUPT_GRACE,
+                              help="Seconds a timed-out cell gets to stop after the interrupt").tag(config=True)
+    notebook_budget = Float(budgets.NOTEBOOK, help="Seconds one notebook's cells and checks may take together "
+                                                   "(0: no budget)").tag(config=True)
+    student_budget = Float(budgets.STUDENT, help="Seconds one student's notebooks of an assignment may take "
+                                                 "together (0: no budget)").tag(config=True)
 
-    _stopped = None  # why the kernel is gone, once it is
+    _stopped = None  # why the kernel is gone (or may not be used any more), once it is
+    _clock = None  # when this notebook's first cell started (time.monotonic())
+    _budget_cut = None  # the message of the budget that cut the running cell short
+
+    def _student_key(self):
+        nbgrader = (getattr(self, "resources", None) or {}).get("nbgrader", {})
+        return nbgrader.get("assignment", "?"), nbgrader.get("student", "?")
+
+    def _student_seconds(self):
+        """{(assignment, student): seconds spent on their earlier notebooks}, for this grading run: kept on the
+        exporter, which one `nbgrader autograde` (or one student of `make grade`'s workers) keeps throughout."""
+        holder = self.parent if self.parent is not None else ResilientExecute
+        return vars(holder).setdefault("_grading_seconds", {})
+
+    def _budget_left(self):
+        """(seconds left, the message to give when none is), the tighter of the notebook's and student's budgets."""
+        if self._clock is None:
+            self._clock = time.monotonic()
+        used = time.monotonic() - self._clock
+        before = self._student_seconds().get(self._student_key(), 0.0)
+        left = []
+        if self.notebook_budget > 0:
+            left.append((self.notebook_budget - used,
+                         f"this notebook's grading time budget ({self.notebook_budget:g} s) was spent"))
+        if self.student_budget > 0:
+            left.append((self.student_budget - before - used,
+                         f"the grading time budget of this student's assignment ({self.student_budget:g} s, all "
+                         "notebooks together) was spent"))
+        return min(left, key=lambda pair: pair[0]) if left else (float("inf"), "")
+
+    def _check_budget(self):
+        """Stop using the kernel once a budget is spent; True if one is."""
+        left, why = self._budget_left()
+        if left > 0:
+            return False
+        if not self._stopped:
+            self.log.error("%s: %s; the rest is not run", self._student_label(), why)
+            self._stopped = why
+        return True
+
+    def _charge_student(self):
+        """Add this notebook's time to the student's; called once, when the notebook is done."""
+        if self._clock is not None:
+            seconds = self._student_seconds()
+            key = self._student_key()
+            seconds[key] = seconds.get(key, 0.0) + time.monotonic() - self._clock
+            self._clock = None
 
     def _student_label(self):
         """The autograded folder being run: autograded/<student>/<assignment>."""
         return (getattr(self, "resources", None) or {}).get("metadata", {}).get("path", "?")
 
     async def _async_handle_timeout(self, timeout, cell=None):
-        self.log.error("Cell ran longer than %s s in %s; interrupting it", timeout, self._student_label())
+        if self._budget_cut:
+            self.log.error("%s: %s while a cell ran; interrupting it", self._student_label(), self._budget_cut)
+        else:
+            self.log.error("Cell ran longer than %s s in %s; interrupting it", timeout, self._student_label())
         await ensure_async(self.km.interrupt_kernel())
         try:  # an interruptible cell answers at once, and the kernel keeps its state
             await ensure_async(self.kc.shell_channel.get_msg(timeout=self.interrupt_grace))
         except Empty:
             self.log.error("The cell ignored the interrupt in %s; stopping its kernel", self._student_label())
-            self._stopped = (f"this cell ran longer than {timeout} s and ignored the interrupt, so its kernel "
-                             "was stopped")
+            ran = f"{self._budget_cut} while this cell ran" if self._budget_cut else f"this cell ran longer than {timeout} s"
+            self._stopped = f"{ran} and ignored the interrupt, so its kernel was stopped"
             await ensure_async(self.km.shutdown_kernel(now=True))
-        evalue = self._stopped or f"this cell ran longer than {timeout} s and was interrupted"
+        if self._stopped:
+            evalue = self._stopped
+        elif self._budget_cut:
+            self._stopped = self._budget_cut
+            evalue = f"{self._budget_cut} while this cell ran, so it was interrupted"
+        else:
+            evalue = f"this cell ran longer than {timeout} s and was interrupted"
         return {"content": {"status": "error", "ename": "CellTimeoutError", "evalue": evalue,
                             "traceback": [f"CellTimeoutError: {evalue}"]}}
 
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = None  # each notebook starts with a live kernel
-        return super().preprocess(nb, resources, km=km)
+        self._clock = None
+        try:
+            return super().preprocess(nb, resources, km=km)
+        finally:
+            self._charge_student()
 
     def _error(self, cell, ename, evalue):
         cell.outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
                                                    traceback=[f"{ename}: {evalue}"]))
 
     def preprocess_cell(self, cell, resources, index):
-        if self._stopped and cell.cell_type == "code":
+        if cell.cell_type == "code" and (self._stopped or self._check_budget()):
             self._error(cell, "NotRun", f"not run: {self._stopped} in an earlier cell")
             return cell, self.resources
+        timeout = self.timeout
+        left, why = self._budget_left()
+        if cell.cell_type == "code" and left < (timeout or float("inf")):
+            self.timeout, self._budget_cut = max(1, int(left + 0.999)), why  # the budget ends first
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -217,6 +293,8 @@ class ResilientExecute(Execute):
             else:
                 self._error(cell, "CellTimeoutError", self._stopped)
             return cell, self.resources
+        finally:
+            self.timeout, self._budget_cut = timeout, None
 
 
 class SandboxedExecute(ResilientExecute):
@@ -240,8 +318,12 @@ class SandboxedExecute(ResilientExecute):
 
         from grading import sandbox, verdicts
 
-        self._stopped = None
+        from grading import ids
+
+        self._stopped = self._clock = None
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        ids.require_id("assignment", assignment)  # also where nbgrader's converters are not guarded (grading/ids.py)
+        ids.require_id("student", (resources or {}).get("nbgrader", {}).get("student", ""))
         helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
         self._judge = verdicts.Judge(helpers, self._call)
         self._sandboxed = not sandbox.unsafe()
@@ -253,26 +335,30 @@ class SandboxedExecute(ResilientExecute):
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         tests = []
-        with self.setup_kernel():
-            info = self.wait_for_reply(self.kc.kernel_info())
-            self.nb.metadata["language_info"] = info["content"]["language_info"]
-            diagnosis_cell = None
-            for index, cell in enumerate(self.nb.cells):
-                if verdicts.is_test_cell(cell):
-                    tests.append(cell)
-                    self._run_visible_part(cell, resources, index)
-                else:
-                    self.preprocess_cell(cell, resources, index)
-                    if cell.metadata.get("nbgrader", {}).get("grade_id") == DIAGNOSIS_CELL:
-                        diagnosis_cell = cell
-            for cell in tests:
-                cell.outputs = self._judge.outputs(cell.source)
-            if diagnosis_cell is not None:
-                from grading import diagnosis
+        try:
+            with self.setup_kernel():
+                info = self.wait_for_reply(self.kc.kernel_info())
+                self.nb.metadata["language_info"] = info["content"]["language_info"]
+                diagnosis_cell = None
+                for index, cell in enumerate(self.nb.cells):
+                    if verdicts.is_test_cell(cell):
+                        tests.append(cell)
+                        self._run_visible_part(cell, resources, index)
+                    else:
+                        self.preprocess_cell(cell, resources, index)
+                        if cell.metadata.get("nbgrader", {}).get("grade_id") == DIAGNOSIS_CELL:
+                            diagnosis_cell = cell
+                for cell in tests:
+                    self._check_budget()  # past a budget, _call refuses: the check fails with the budget's message
+                    cell.outputs = self._judge.outputs(cell.source)
+                if diagnosis_cell is not None:
+                    from grading import diagnosis
 
-                notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
-                text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
-                diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+                    notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
+                    text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
+                    diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        finally:
+            self._charge_student()
         self.set_widgets_metadata()
         return self.nb, self.resources
 

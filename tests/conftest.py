@@ -116,8 +116,8 @@ def graded_course(tmp_path_factory):
     for assignment in english:
         logs[f"autograde {assignment}"] = pipeline.nbgrader(root, "autograde", assignment, "--force", check=False)
     # The Chinese edition goes through `make grade`'s parallel workers, with the mixed-class queue items
-    # ("<assignment> <student>"): on 2 cores that takes about half as long as another plain run.
-    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.startswith(ZH + " ")], 2,
+    # (grade.Submission): on 2 cores that takes about half as long as another plain run.
+    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.assignment == ZH], 2,
                                              grade.default_db_url(root), echo=False, log=root / "grading_zh.log")
     for assignment in ASSIGNMENTS:
         logs[f"feedback {assignment}"] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")

@@ -1,0 +1,19 @@
+"""How long grading one submission may take: the one place for these numbers.
+
+- a cell (``c.Execute.timeout`` in nbgrader_config.py, CELL) and each grader call (the same);
+- a notebook (NOTEBOOK): the wall-clock time of all its cells and checks together;
+- a student (STUDENT): all notebooks of one assignment together.
+
+``ResilientExecute`` (grading/preprocessors.py) enforces the notebook's and the student's budgets on
+every path, the plain ``nbgrader autograde`` included (traits ``notebook_budget`` and
+``student_budget``): past them the remaining cells are not run and the checks count as failed, with
+a message saying the budget was spent. `make grade`'s per-student DEADLINE (grading/grade.py) is the
+backstop for what the budgets do not count: kernel start-up, nbgrader's own work, the one cell or
+check that runs when the budget ends (at most CELL + INTERRUPT_GRACE more per notebook).
+"""
+
+CELL = 10  # seconds a cell may run (c.Execute.timeout)
+INTERRUPT_GRACE = 3  # seconds a timed-out cell or check gets to stop after the interrupt
+NOTEBOOK = 60  # seconds of one notebook's cells and checks
+STUDENT = 150  # seconds of all notebooks of one student's assignment
+DEADLINE = 2 * STUDENT  # seconds `make grade` gives one student before it stops their worker
