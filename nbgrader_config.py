@@ -13,18 +13,20 @@ import sys
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput, ComputeChecksums,
-    GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells, SaveAutoGrades, SaveCells,
+    DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells,
+    OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
-    from grading import budgets, ids, speedups
+    from grading import budgets, ids, sanitize, speedups
     from grading.late import TenthPerDayLate
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
                                        HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
+    sanitize.refuse_unreadable()  # a notebook nbformat cannot read scores 0 alone, with the reason
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
           file=sys.stderr)
@@ -59,6 +61,11 @@ if SandboxedExecute:
     # Student code runs in a sandboxed kernel; every test cell's verdict is decided by the
     # grader, with the helpers from source/ (grading/sandbox.py, grading/verdicts.py).
     c.SandboxedExecute.source_dir = os.path.join(HERE, "source", "{assignment}")
+    # No student's metadata can stop the run: every cell's nbgrader metadata is the instructor's (grading/sanitize.py).
+    c.Autograde.sanitize_preprocessors = [
+        sanitize.RestoreInstructorMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+        CheckCellMetadata,
+    ]
     c.Autograde.autograde_preprocessors = [
         SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
         SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,

@@ -1,0 +1,239 @@
+"""No student's notebook can stop `nbgrader autograde`: nbgrader's metadata in a submission is the instructor's.
+
+nbgrader trusts the ``nbgrader`` metadata a submission carries: a cell with ``schema_version: 99``
+(or an old one) makes it stop the whole run, for every student after it; other malformed metadata
+(a list, a grade id that is a number, an answer cell claiming a test cell's id, a missing
+``cell_type``, no cells at all) makes it drop that student's whole submission. Here, first of
+``Autograde.sanitize_preprocessors`` (nbgrader_config.py), ``RestoreInstructorMetadata`` gives every
+cell the instructor's metadata from the gradebook, by its grade id, strips the metadata of a cell
+whose id is not the instructor's, and puts back every instructor cell the submission lacks; the
+notebook is then graded as usual. A notebook nbformat cannot read at all (not JSON, an invalid
+structure) is refused alone (``refuse_unreadable``): it scores 0, its autograded notebook and its
+feedback say why, and the student's other notebooks and everyone else are graded. Every repair and
+refusal is logged with the student's name.
+"""
+
+import copy
+import json
+import os
+import re
+
+import nbformat
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer
+
+CELL_TYPES = ("code", "markdown", "raw")
+_CELL_ID = re.compile(r"[a-zA-Z0-9-_]{1,64}")
+
+
+def _same(meta, right):
+    """Whether a cell's nbgrader metadata is the instructor's. The checksum is left out: a released hidden test
+    cell carries the checksum of its released text, the gradebook that of the instructor's (nbgrader's
+    OverwriteCells puts the gradebook's back as well)."""
+    strip = lambda m: {k: v for k, v in m.items() if k != "checksum"}  # noqa: E731
+    return isinstance(meta, dict) and strip(meta) == strip(right)
+
+
+def instructor_cells(db_url, assignment, notebook):
+    """[(grade_id, cell_type, nbgrader metadata, source)] of the instructor's notebook, in its order, from the
+    gradebook (what `nbgrader generate_assignment` recorded: the released cells)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        nb = gb.find_notebook(notebook, assignment)
+        grades = {c.name: c.max_score for c in nb.grade_cells}
+        tasks = {c.name: c.max_score for c in nb.task_cells}
+        solutions = {c.name for c in nb.solution_cells}
+        out = []
+        for cell in nb.source_cells:
+            meta = {"cell_type": cell.cell_type, "checksum": cell.checksum, "grade": cell.name in grades,
+                    "grade_id": cell.name, "locked": bool(cell.locked), "schema_version": 3,
+                    "solution": cell.name in solutions, "task": cell.name in tasks}
+            points = grades.get(cell.name, tasks.get(cell.name))
+            if points is not None:
+                meta["points"] = int(points) if float(points).is_integer() else points
+            if not cell.checksum:
+                del meta["checksum"]
+            out.append((cell.name, cell.cell_type, meta, cell.source or ""))
+    return out
+
+
+def _new_cell(cell_type, source, metadata):
+    make = {"code": nbformat.v4.new_code_cell, "markdown": nbformat.v4.new_markdown_cell,
+            "raw": nbformat.v4.new_raw_cell}[cell_type]
+    return make(source=source, metadata=metadata)
+
+
+def _as_type(cell, cell_type):
+    """``cell`` (a dict) as a well-formed cell of ``cell_type``, keeping its source and metadata."""
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    if not isinstance(source, str):
+        source = ""
+    new = _new_cell(cell_type, source, cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {})
+    if cell_type == "code" and cell.get("cell_type") == "code":
+        outputs = cell.get("outputs")
+        new["outputs"] = outputs if isinstance(outputs, list) else []
+    if "id" in cell and isinstance(cell["id"], str):
+        new["id"] = cell["id"]
+    if cell_type != "code" and isinstance(cell.get("attachments"), dict):
+        new["attachments"] = cell["attachments"]
+    return new
+
+
+class RestoreInstructorMetadata(NbGraderPreprocessor):
+    """Every cell's nbgrader metadata (and cell type) is the instructor's, from the gradebook; see the module."""
+
+    max_metadata_chars = Integer(10_000, help="Characters of a cell's or the notebook's other metadata kept "
+                                              "(a larger value is dropped)").tag(config=True)
+
+    def _small(self, value):
+        try:
+            return len(json.dumps(value, default=str)) <= self.max_metadata_chars
+        except (TypeError, ValueError, RecursionError):
+            return False
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        who = f"student '{info['student']}', notebook {info['notebook']}"
+        truth = instructor_cells(info["db_url"], info["assignment"], info["notebook"])
+        by_id = {grade_id: (cell_type, meta) for grade_id, cell_type, meta, _ in truth}
+        repairs = []
+
+        metadata = nb.get("metadata")
+        nb["metadata"] = {k: v for k, v in metadata.items() if self._small(v)} if isinstance(metadata, dict) else {}
+        raw = nb.get("cells")
+        if not isinstance(raw, list):
+            repairs.append("the notebook had no list of cells")
+            raw = []
+
+        # Which cell holds each instructor id: a claimed id held by several cells goes to the one whose source is
+        # the instructor's (a locked cell left as it was), else to the last, as nbgrader's DeduplicateIds does.
+        claims = {}
+        for index, cell in enumerate(raw):
+            meta = cell.get("metadata") if isinstance(cell, dict) else None
+            nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
+            grade_id = nbg.get("grade_id") if isinstance(nbg, dict) else None
+            if isinstance(grade_id, str) and grade_id in by_id:
+                claims.setdefault(grade_id, []).append(index)
+        holder = {}
+        for grade_id, indexes in claims.items():
+            right = [i for i in indexes if self._unchanged(raw[i], by_id[grade_id])]
+            holder[(right or indexes)[-1]] = grade_id
+            if len(indexes) > 1:
+                repairs.append(f"{len(indexes)} cells claimed the id '{grade_id}'")
+
+        cells = []
+        for index, cell in enumerate(raw):
+            if not isinstance(cell, dict):
+                repairs.append(f"cell {index} was not a cell (dropped)")
+                continue
+            meta = cell.get("metadata")
+            if not isinstance(meta, dict):
+                repairs.append(f"cell {index}'s metadata was not a mapping")
+                meta = {}
+            kept = {k: v for k, v in meta.items() if k != "nbgrader" and self._small(v)}
+            if len(kept) + ("nbgrader" in meta) < len(meta):
+                repairs.append(f"cell {index}'s metadata over {self.max_metadata_chars} characters was dropped")
+            grade_id = holder.get(index)
+            if grade_id is not None:
+                cell_type, right = by_id[grade_id]
+                if not _same(meta.get("nbgrader"), right) or cell.get("cell_type") != cell_type:
+                    repairs.append(f"cell {index} ('{grade_id}') had metadata or a cell type not the instructor's")
+                kept["nbgrader"] = copy.deepcopy(right)
+            else:
+                cell_type = cell.get("cell_type")
+                if "nbgrader" in meta:
+                    repairs.append(f"cell {index} carried nbgrader metadata of no instructor cell (removed)")
+                if cell_type not in CELL_TYPES:
+                    repairs.append(f"cell {index} had no valid cell type (kept as a raw cell, not run)")
+                    cell_type = "raw"
+            cell = dict(cell, metadata=kept)
+            cells.append(_as_type(cell, cell_type) if self._malformed(cell, cell_type) else nbformat.from_dict(cell))
+
+        present = set(holder.values())
+        for position, (grade_id, cell_type, meta, source) in enumerate(truth):
+            if grade_id in present:
+                continue
+            repairs.append(f"the instructor's cell '{grade_id}' was missing (put back)")
+            earlier = [g for g, *_ in truth[:position] if g in present]
+            at = 0
+            if earlier:
+                at = 1 + next(i for i, c in enumerate(cells)
+                              if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == earlier[-1])
+            cells.insert(at, _new_cell(cell_type, source, {"nbgrader": copy.deepcopy(meta)}))
+            present.add(grade_id)
+        nb["cells"] = cells
+        minor = nb.get("nbformat_minor")
+        nb["nbformat"], nb["nbformat_minor"] = 4, minor if isinstance(minor, int) and 0 <= minor <= 5 else 5
+        for cell in cells:  # cell ids exist from nbformat 4.5 on, and are then required
+            if nb["nbformat_minor"] < 5:
+                cell.pop("id", None)
+            elif not (isinstance(cell.get("id"), str) and _CELL_ID.fullmatch(cell["id"])):
+                cell["id"] = nbformat.v4.new_code_cell().id
+        if repairs:
+            self.log.warning("Metadata of %s restored from the instructor's: %s", who, "; ".join(repairs[:20])
+                             + (f"; and {len(repairs) - 20} more" if len(repairs) > 20 else ""))
+        return nb, resources
+
+    @staticmethod
+    def _unchanged(cell, instructor):
+        from nbgrader.utils import compute_checksum
+
+        cell_type, meta = instructor
+        if not meta.get("locked") or cell.get("cell_type") != cell_type or not meta.get("checksum"):
+            return False
+        try:
+            probe = _as_type(dict(cell, metadata={"nbgrader": meta}), cell_type)
+            return compute_checksum(probe) == meta["checksum"]
+        except Exception:  # noqa: BLE001 - a cell too odd to check is not the instructor's
+            return False
+
+    @staticmethod
+    def _malformed(cell, cell_type):
+        if cell.get("cell_type") != cell_type or not isinstance(cell.get("source"), str):
+            return True
+        if cell_type == "code":
+            return not isinstance(cell.get("outputs"), list) or "execution_count" not in cell
+        return False
+
+
+UNREADABLE_NOTE = ("**This notebook was not graded: the grader could not read it as a notebook** ({kind}). "
+                   "It scores 0. Submit the notebook file itself, saved by Jupyter (File > Save).")
+
+
+def refuse_unreadable():
+    """`nbgrader autograde` refuses, alone, a submitted notebook nbformat cannot read: see the module."""
+    from nbgrader.api import Gradebook
+    from nbgrader.converters import Autograde
+
+    original = getattr(Autograde.convert_single_notebook, "__wrapped__", Autograde.convert_single_notebook)
+
+    def convert_single_notebook(self, notebook_filename):
+        try:
+            with open(notebook_filename, encoding="utf-8") as f:
+                nbformat.read(f, as_version=4)
+        except Exception as e:  # noqa: BLE001 - whatever the file is, it costs only this notebook
+            why = f"{type(e).__name__}: {str(e)[:300]}"
+        else:
+            return original(self, notebook_filename)
+        resources = self.init_single_notebook_resources(notebook_filename)
+        info = resources["nbgrader"]
+        self.log.error("Notebook %s.ipynb for student '%s' cannot be read (%s): it is not graded and scores 0; the "
+                       "student's other notebooks and the rest of the class are graded", info["notebook"],
+                       info["student"], why)
+        with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            submission = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            for grade in submission.grades:
+                grade.auto_score, grade.needs_manual_grade = 0, False
+            gb.db.commit()
+        dest = self._format_dest(info["assignment"], info["student"])
+        os.makedirs(dest, exist_ok=True)
+        # The note names the error's type only: the file's own text (in the error's message) stays out of the page.
+        kind = why.split(":", 1)[0]
+        note = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(UNREADABLE_NOTE.format(kind=kind))])
+        nbformat.write(note, os.path.join(dest, f"{info['notebook']}.ipynb"))
+
+    convert_single_notebook.__wrapped__ = original
+    Autograde.convert_single_notebook = convert_single_notebook
