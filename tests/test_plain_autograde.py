@@ -17,8 +17,8 @@ import pytest
 from grading import ASSIGNMENT, budgets, catalogue, grade, ids, pipeline
 
 NB1, NB2 = "01_accept_branch", "02_reject_and_break"
-SLEEP = "import time\ntime.sleep(4)"
-NOTEBOOK_BUDGET, STUDENT_BUDGET = 20, 26  # seconds, set on the command line: the defaults would cost minutes
+SLEEP = "import time\ntime.sleep(3)"
+NOTEBOOK_BUDGET, STUDENT_BUDGET = 12, 16  # seconds, set on the command line: the defaults would cost minutes
 
 
 def right(notebook):
@@ -75,7 +75,7 @@ def plain_class(tmp_path_factory):
     pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     submit(course, "a-honest", NB2, right(NB2))
     submit(course, "m-sleeps", NB2, right(NB2), lambda nb: add_sleeps(nb, 12))
-    submit(course, "m-sleeps-in-both", NB1, right(NB1), lambda nb: add_sleeps(nb, 3))
+    submit(course, "m-sleeps-in-both", NB1, right(NB1), lambda nb: add_sleeps(nb, 2))
     submit(course, "m-sleeps-in-both", NB2, right(NB2), lambda nb: add_sleeps(nb, 3))
     for kind, edit in TAMPER.items():
         path = submit(course, f"m-{kind}", NB2, right(NB2), edit)
@@ -103,8 +103,8 @@ def test_cells_that_each_stay_under_the_timeout_are_stopped_by_the_notebook_budg
     course, totals, log, _ = plain_class
     text = autograded(course, "m-sleeps")
     spent = f"this notebook's grading time budget ({NOTEBOOK_BUDGET} s) was spent"
-    assert f"{spent} while this cell ran, so it was interrupted" in text
-    assert f"not run: {spent} in an earlier cell" in text
+    # The cell running when the budget ends is interrupted (unless it ends between two cells); the rest never run.
+    assert text.count(f"not run: {spent} in an earlier cell") >= 12 - NOTEBOOK_BUDGET // 3
     assert f"not checked: {spent}" in text  # the checks count as failed, as after a dead kernel
     assert totals["m-sleeps"][NB2] == (0.0, 19.0)
     assert "m-sleeps" in log and spent in log
@@ -112,7 +112,7 @@ def test_cells_that_each_stay_under_the_timeout_are_stopped_by_the_notebook_budg
 
 def test_a_students_notebooks_together_are_stopped_by_the_students_budget(plain_class):
     course, totals, _, _ = plain_class
-    assert totals["m-sleeps-in-both"][NB1] == (15.0, 15.0)  # 12 s of sleeps: inside both budgets
+    assert totals["m-sleeps-in-both"][NB1] == (15.0, 15.0)  # 6 s of sleeps: inside both budgets
     spent = f"the grading time budget of this student's assignment ({STUDENT_BUDGET} s, all notebooks together)"
     assert spent in autograded(course, "m-sleeps-in-both", NB2)
     assert totals["m-sleeps-in-both"][NB2][0] < 19
