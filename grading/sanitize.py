@@ -8,7 +8,7 @@ nbgrader trusts the ``nbgrader`` metadata a submission carries: a cell with ``sc
 cell the instructor's metadata from the gradebook, by its grade id, strips the metadata of a cell
 whose id is not the instructor's, and puts back every instructor cell the submission lacks; the
 notebook is then graded as usual. A notebook nbformat cannot read at all (not JSON, an invalid
-structure) is refused alone (``refuse_unreadable``): it scores 0, its autograded notebook and its
+structure, over MAX_NOTEBOOK_BYTES) is refused alone (``refuse_unreadable``): it scores 0, its autograded notebook and its
 feedback say why, and the student's other notebooks and everyone else are graded. Every repair and
 refusal is logged with the student's name.
 """
@@ -199,6 +199,13 @@ class RestoreInstructorMetadata(NbGraderPreprocessor):
         return False
 
 
+MAX_NOTEBOOK_BYTES = 20_000_000  # a released notebook is about 100 kB; nbgrader reads a notebook whole, into memory
+
+
+class TooLarge(ValueError):
+    """A submitted notebook over MAX_NOTEBOOK_BYTES: not read at all."""
+
+
 UNREADABLE_NOTE = ("**This notebook was not graded: the grader could not read it as a notebook** ({kind}). "
                    "It scores 0. Submit the notebook file itself, saved by Jupyter (File > Save).")
 
@@ -212,6 +219,9 @@ def refuse_unreadable():
 
     def convert_single_notebook(self, notebook_filename):
         try:
+            size = os.path.getsize(notebook_filename)
+            if size > MAX_NOTEBOOK_BYTES:
+                raise TooLarge(f"{size:,} bytes, over the grader's limit of {MAX_NOTEBOOK_BYTES:,}")
             with open(notebook_filename, encoding="utf-8") as f:
                 nbformat.read(f, as_version=4)
         except Exception as e:  # noqa: BLE001 - whatever the file is, it costs only this notebook

@@ -14,7 +14,7 @@ import sys
 import nbformat
 import pytest
 
-from grading import ASSIGNMENT, budgets, catalogue, grade, ids, pipeline
+from grading import ASSIGNMENT, budgets, catalogue, grade, ids, pipeline, sanitize
 
 NB1, NB2 = "01_accept_branch", "02_reject_and_break"
 SLEEP = "import time\ntime.sleep(3)"
@@ -53,10 +53,11 @@ TAMPER = {
     "no-cells": lambda nb: nb.update(cells=[]),
     "nbformat-3": lambda nb: nb.update(nbformat=3, nbformat_minor=0),
     "not-json": None,
+    "too-large": None,
 }
 REPAIRED = ("schema-99", "schema-old", "wrong-types", "metadata-list", "test-id-on-answer", "no-cell-type",
             "huge-metadata")
-UNREADABLE = ("nbformat-3", "not-json")
+UNREADABLE = ("nbformat-3", "not-json", "too-large")
 ODD = "has space"
 
 
@@ -79,8 +80,12 @@ def plain_class(tmp_path_factory):
     submit(course, "m-sleeps-in-both", NB2, right(NB2), lambda nb: add_sleeps(nb, 3))
     for kind, edit in TAMPER.items():
         path = submit(course, f"m-{kind}", NB2, right(NB2), edit)
-        if edit is None:
+        if kind == "not-json":
             path.write_text('{"cells": [ this is not JSON')
+        elif kind == "too-large":  # valid JSON, past the size limit: never read into the grader's memory
+            nb = json.loads(path.read_text())
+            nb["metadata"]["padding"] = "x" * sanitize.MAX_NOTEBOOK_BYTES
+            path.write_text(json.dumps(nb))
     submit(course, ODD, NB2, right(NB2))
     submit(course, "z-honest", NB2, right(NB2))
     autograde = pipeline.nbgrader(course, "autograde", ASSIGNMENT, "--force",
