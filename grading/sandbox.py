@@ -3,18 +3,23 @@
 What the student's kernel gets (``bwrap_command``):
 
 - a read-only system (/usr) and Python environment (the venv and its base Python);
-- a private working folder (``/home/student/work``, a size-capped tmpfs) holding
-  read-only copies of the assignment's files, but no notebook; what the student
-  writes there or in /tmp is thrown away with the sandbox;
+- a private working folder (``/home/student/work``, on a tmpfs capped in size and in
+  inodes) holding read-only copies of the assignment's files, but no notebook; the
+  student may write new files there or in /tmp (each a tmpfs capped likewise), and
+  they are thrown away with the sandbox;
+- a read-only /dev (null, zero, full, random, urandom, tty) with a small capped /dev/shm;
 - no source/, gradebook, submitted/, autograded/, feedback/, nbgrader config,
   grading/ package or other kernels' connection files: they are simply not mounted;
 - no network (its own empty network namespace); the kernel's channels are Unix
-  sockets in a private folder that only this kernel and the grader see;
+  sockets in a private folder that only this kernel and the grader see (as root, a tmpfs
+  of its own, capped in size and inodes: the connection file, the sockets, the kernel's log);
 - its own PID, IPC and UTS namespaces; it dies with the grader (--die-with-parent);
 - an unprivileged user: run as root, the grader gives each sandbox a uid of its
   own (never 0), so one sandbox's processes do not count against another's limit;
   run as another user, bwrap maps that user into a user namespace;
-- limits: process count, file size, address space and CPU seconds (rlimits);
+- limits: process count, file size, address space and CPU seconds (rlimits, set inside the
+  sandbox by grading/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
+  own, and the process count is counted per user namespace, so it is per sandbox there too);
 - an empty environment but for a few variables (no secrets from the grader's);
 - its stdout and stderr go to a log file in its private folder, not the grader's.
 
@@ -26,6 +31,7 @@ from the fork server instead (grading/forkserver.py), which builds the same sand
 ``sandbox_spec``; ``kernel_manager_class()`` picks one.
 """
 
+import json
 import os
 import secrets
 import shutil
@@ -51,6 +57,15 @@ LIMITS = {  # prlimit option: value
     "--cpu": 300,                  # CPU seconds per process
 }
 TMPFS_BYTES = 64 * 2**20
+TMPFS_INODES = 8192                # files and folders per scratch tmpfs (300,000 empty files: ENOSPC)
+# Every place a sandbox can write: (path, bytes, inodes, mode). bubblewrap sets the size;
+# grading/sandbox_init.py the inode cap; the fork server both (grading/forkserver.py).
+SCRATCH = (("/tmp", TMPFS_BYTES, TMPFS_INODES, "1777"),
+           ("/home/student", TMPFS_BYTES, TMPFS_INODES, "1777"),
+           ("/dev/shm", 16 * 2**20, 256, "1777"))
+# The private folder (connection file, sockets, kernel.log): as root, a tmpfs of its own at its host path.
+PRIVATE_BYTES, PRIVATE_INODES = 16 * 2**20, 64
+INIT = Path(__file__).resolve().parent / "sandbox_init.py"
 # Every grading kernel, sandboxed or not: one torch thread (the workers already use every core).
 KERNEL_ENV = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
@@ -113,13 +128,13 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         if os.path.exists(extra):
             args += ["--ro-bind", extra, extra]
     args += ["--perms", "0755", "--dir", GRADER_DIR]
-    for host, name in grader_files:
+    for host, name in [(INIT, "sandbox_init.py"), *grader_files]:
         args += ["--ro-bind", str(host), f"{GRADER_DIR}/{name}"]
     # The scratch file systems first: a venv or private folder under /tmp is then bound on top of them.
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/home/student",
-             "--perms", "0755", "--dir", WORKDIR]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for path, size, _, mode in SCRATCH:
+        args += ["--perms", mode, "--size", str(size), "--tmpfs", path]
+    args += ["--remount-ro", "/dev", "--perms", "0755", "--dir", WORKDIR]
     made = set()
     for root in _python_roots() + [alias for _, alias in _python_aliases()] + [str(private_dir)]:
         for parent in _parents(root):
@@ -139,13 +154,16 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--setenv", key, str(value)]
     if os.geteuid() == 0:
         uid = uid or sandbox_uid()
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                 shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}",
-                 "--clear-groups", "--no-new-privs", "--"]
+        caps = ("CAP_SYS_ADMIN", "CAP_CHOWN", "CAP_SETUID", "CAP_SETGID")  # for sandbox_init.py, which drops them
     else:
-        args += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--"]
-    prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", *(f"{k}={v}" for k, v in limits.items()), "--"]
-    return prlimit + args + list(inner)
+        uid, caps = None, ("CAP_SYS_ADMIN",)  # in the sandbox's own user namespace only
+        args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+    for cap in caps:
+        args += ["--cap-add", cap]
+    spec = {"inodes": [(path, inodes) for path, _, inodes, _ in SCRATCH], "limits": dict(limits), "uid": uid,
+            "workdir": WORKDIR}
+    return args + ["--", sys.executable, "-I", "-S", f"{GRADER_DIR}/sandbox_init.py", json.dumps(spec), "--",
+                   *inner]
 
 
 def sandbox_env(extra=None):
@@ -160,12 +178,29 @@ def sandbox_uid():
 
 
 def make_private_dir(uid):
-    """A folder for one kernel's connection file, sockets and log, owned by the sandbox user."""
+    """A folder for one kernel's connection file, sockets and log, owned by the sandbox user.
+
+    As root it is a tmpfs of its own, capped in size and inodes, mounted where the grader sees it;
+    ``remove_private_dir`` unmounts it. (As an ordinary user it is a plain folder: see the README.)
+    """
     path = tempfile.mkdtemp(prefix="nbg-", dir="/tmp")
     if os.geteuid() == 0:
-        os.chown(path, uid, uid)
-    os.chmod(path, 0o700)
+        from grading import forkserver
+
+        forkserver._mount("tmpfs", path, "tmpfs", forkserver.MS_NOSUID | forkserver.MS_NODEV,
+                          f"size={PRIVATE_BYTES},nr_inodes={PRIVATE_INODES},mode=0700,uid={uid},gid={uid}")
+    else:
+        os.chmod(path, 0o700)
     return path
+
+
+def remove_private_dir(path):
+    """Remove a private folder and what is in it, unmounting its tmpfs first (``make_private_dir``)."""
+    if os.path.ismount(path):
+        from grading import forkserver
+
+        forkserver._check(forkserver._libc.umount2(str(path).encode(), forkserver.MNT_DETACH), f"umount {path}")
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def workdir_files(folder):
@@ -217,7 +252,7 @@ def check():
                 server.close()
         return None
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_private_dir(scratch)
 
 
 FORK_FIX = ("The forked grading sandbox cannot start here: {why}\n"
@@ -324,7 +359,7 @@ class SandboxedKernelManager(HarnessKernelManager):
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
-            shutil.rmtree(self.private_dir, ignore_errors=True)
+            remove_private_dir(self.private_dir)
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
@@ -332,7 +367,8 @@ def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
     return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
             "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
             "python_aliases": _python_aliases(),
-            "workdir": WORKDIR, "grader_dir": GRADER_DIR, "tmpfs_bytes": TMPFS_BYTES, "limits": dict(limits)}
+            "workdir": WORKDIR, "grader_dir": GRADER_DIR, "scratch": [list(s) for s in SCRATCH],
+            "limits": dict(limits)}
 
 
 def fork_server(warm=True):

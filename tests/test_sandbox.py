@@ -40,7 +40,7 @@ def run_in_sandbox(code, tmp_path, files=(), timeout=60, env=None):
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
             stdout, stderr = proc.stdout, proc.stderr
     finally:
-        subprocess.run(["rm", "-rf", private])
+        sandbox.remove_private_dir(private)
     assert stdout.strip(), f"the sandbox printed nothing: {stderr[-2000:]}"
     return json.loads(stdout.strip().splitlines()[-1])
 
@@ -232,7 +232,7 @@ def test_nothing_outlives_the_sandbox_when_its_parent_dies(tmp_path):
             time.sleep(0.2)
         assert not processes_of(uid)
     finally:
-        subprocess.run(["rm", "-rf", private])
+        sandbox.remove_private_dir(private)
 
 
 def test_check_names_the_fix_when_bubblewrap_is_missing(monkeypatch):
