@@ -131,7 +131,17 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
     for host, name in [(INIT, "sandbox_init.py"), *grader_files]:
         args += ["--ro-bind", str(host), f"{GRADER_DIR}/{name}"]
     # The scratch file systems first: a venv or private folder under /tmp is then bound on top of them.
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    # /dev: the few devices a kernel needs, on a small tmpfs made read-only below. Not bwrap's --dev: its
+    # devpts makes bwrap add a second user namespace, where sandbox_init.py could no longer remount.
+    from grading.forkserver import DEVICES
+
+    args += ["--proc", "/proc", "--perms", "0755", "--size", str(64 * 2**10), "--tmpfs", "/dev"]
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        args += ["--symlink", target, f"/dev/{name}"]
     for path, size, _, mode in SCRATCH:
         args += ["--perms", mode, "--size", str(size), "--tmpfs", path]
     args += ["--remount-ro", "/dev", "--perms", "0755", "--dir", WORKDIR]
@@ -156,8 +166,10 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         uid = uid or sandbox_uid()
         caps = ("CAP_SYS_ADMIN", "CAP_CHOWN", "CAP_SETUID", "CAP_SETGID")  # for sandbox_init.py, which drops them
     else:
+        # One user namespace of the sandbox's own, where it keeps the grader's uid: with another --uid (or
+        # --dev) bwrap adds a second namespace, which could no longer remount its file systems (sandbox_init.py).
         uid, caps = None, ("CAP_SYS_ADMIN",)  # in the sandbox's own user namespace only
-        args += ["--unshare-user", "--uid", "65534", "--gid", "65534"]
+        args += ["--unshare-user"]
     for cap in caps:
         args += ["--cap-add", cap]
     spec = {"inodes": [(path, inodes) for path, _, inodes, _ in SCRATCH], "limits": dict(limits), "uid": uid,
