@@ -290,13 +290,45 @@ def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=No
     return (1 if "Traceback (most recent call last)" in output else 0), output
 
 
+def cgroups_unavailable():
+    """Why this grader cannot give each sandbox a cgroup (memory.max, pids.max) on this machine; None if it could."""
+    mounts = [line.split() for line in open("/proc/self/mountinfo")]
+    v2 = [m[4] for m in mounts if m[m.index("-") + 1] == "cgroup2"]
+    v1 = {opt for m in mounts if m[m.index("-") + 1] == "cgroup" for opt in m[-1].split(",")}
+    if not v2:
+        return "no cgroup v2 file system is mounted"
+    own = next((line.split(":", 2)[2].strip() for line in open("/proc/self/cgroup") if line.startswith("0::")), "/")
+    try:
+        offered = set(open(os.path.join(v2[0], own.lstrip("/"), "cgroup.controllers")).read().split())
+    except OSError as exc:
+        return f"this process's cgroup v2 folder cannot be read ({exc})"
+    missing = sorted({"memory", "pids"} - offered)
+    if missing:
+        bound = sorted(set(missing) & v1)
+        return (f"the cgroup v2 hierarchy at {v2[0]} offers {', '.join(sorted(offered)) or 'no controller'}, not "
+                f"{' or '.join(missing)}" + (f" ({', '.join(bound)}: cgroup v1 here)" if bound else ""))
+    return None
+
+
+def limits_note():
+    """The one line that says, at start-up, how each sandbox's memory and processes are limited here."""
+    why = cgroups_unavailable()
+    rlimits = (f"{LIMITS['--nproc']} processes per sandbox, {LIMITS['--as'] // 2**30} GiB of address space per "
+               "process, not per sandbox")
+    if why:
+        return f"Sandbox limits: rlimits only ({rlimits}); no cgroup per sandbox: {why}."
+    return f"Sandbox limits: rlimits only ({rlimits}); cgroup v2 could be used here, but the grader does not yet."
+
+
 _CHECKED = []
 
 
 def check_once():
-    """``check()``, run once per process."""
+    """``check()``, run once per process; when the sandbox works, says how its limits are set (``limits_note``)."""
     if not _CHECKED:
         _CHECKED.append(check())
+        if _CHECKED[0] is None:
+            sys.stderr.write(limits_note() + "\n")
     return _CHECKED[0]
 
 

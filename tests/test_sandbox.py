@@ -474,3 +474,13 @@ def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_
     assert files["dev"] == errno.EROFS and files["workdir"] == "ok", files
     assert files["shm"][0] <= 16 and files["shm"][1] == errno.ENOSPC, files
     assert files["tmp_files"][0] <= sandbox.TMPFS_INODES and files["tmp_files"][1] == errno.ENOSPC, files
+
+
+def test_the_limits_are_said_once_at_start_up(monkeypatch, capsys):
+    """One line, from one place, says how a sandbox's memory and processes are limited here, and why not by cgroup."""
+    monkeypatch.setattr(sandbox, "_CHECKED", [])
+    assert sandbox.check_once() is None and sandbox.check_once() is None
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Sandbox limits:")]
+    assert lines == [sandbox.limits_note()]
+    why = sandbox.cgroups_unavailable()
+    assert (why in lines[0]) if why else ("could be used here" in lines[0])
