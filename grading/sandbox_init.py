@@ -10,7 +10,9 @@ Run inside bubblewrap as ``python -I -S sandbox_init.py SPEC -- COMMAND...`` (gr
   the instructor's one uid;
 - as root, gives the working folder to the sandbox's uid (the student may write there; the copies
   of the assignment's files stay read-only mounts) and becomes that uid; with no capabilities left,
-  no_new_privs, then runs COMMAND.
+  no_new_privs, then runs COMMAND;
+- forbids new user namespaces (a seccomp filter): in one of its own, student code would have the
+  right to mount a tmpfs that none of these caps bounds.
 
 The fork server (grading/forkserver.py) builds its sandboxes itself and uses ``set_limits_and_drop``.
 No student code has run when this runs; it fails closed (exit 126) with the reason on stderr.
@@ -22,7 +24,10 @@ import os
 import sys
 
 MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32
-PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
+PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_SET_SECCOMP = 38, 47, 4, 22
+SECCOMP_MODE_FILTER, CLONE_NEWUSER, EPERM, ENOSYS = 2, 0x10000000, 1, 38
+# (audit arch, clone, unshare, clone3) by machine: linux/audit.h and the syscall tables
+SYSCALLS = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
 RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU"}
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -41,7 +46,8 @@ def cap_inodes(path, inodes):
 
 
 def set_limits_and_drop(limits, uid=None):
-    """Set ``limits`` ({prlimit option: value}); as root, become ``uid``; no capabilities, no_new_privs."""
+    """Set ``limits`` ({prlimit option: value}); as root, become ``uid``; no capabilities, no_new_privs,
+    no new user namespace."""
     import resource
 
     for option, value in limits.items():
@@ -53,6 +59,43 @@ def set_limits_and_drop(limits, uid=None):
         os.setresuid(uid, uid, uid)  # from root to a uid of its own: every capability is dropped
     _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    forbid_user_namespaces()
+
+
+class _Filter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
+
+
+def forbid_user_namespaces():
+    """A seccomp filter: clone or unshare with CLONE_NEWUSER fails (EPERM); clone3, whose flags a filter
+    cannot read, fails with ENOSYS (the C library then uses clone); a foreign ABI fails (EPERM)."""
+    import platform
+
+    arch, clone, unshare, clone3 = SYSCALLS[platform.machine()]
+    ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, deny, nosys = 0x7FFF0000, 0x00050000 | EPERM, 0x00050000 | ENOSYS
+    program = [
+        (ld, 0, 0, 4),                 # 0: the calling ABI
+        (jeq, 1, 0, arch),             # 1: native: to 3
+        (ret, 0, 0, deny),             # 2
+        (ld, 0, 0, 0),                 # 3: the syscall number
+        (jge, 7, 0, 0x40000000),       # 4: x32: to 12 (deny)
+        (jeq, 5, 0, clone3),           # 5: to 11 (ENOSYS)
+        (jeq, 1, 0, clone),            # 6: to 8
+        (jeq, 0, 2, unshare),          # 7: to 8, else to 10 (allow)
+        (ld, 0, 0, 16),                # 8: flags, the first argument's low 32 bits
+        (jset, 2, 0, CLONE_NEWUSER),   # 9: a new user namespace: to 12 (deny)
+        (ret, 0, 0, allow),            # 10
+        (ret, 0, 0, nosys),            # 11
+        (ret, 0, 0, deny),             # 12
+    ]
+    filters = (_Filter * len(program))(*[_Filter(*f) for f in program])
+    prog = _Program(len(program), filters)
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
 
 
 def main(argv):

@@ -434,6 +434,8 @@ except OSError as exc:
 out['shm'] = fill('/dev/shm')
 out['tmp_files'] = files('/tmp')[:2]
 open('/home/student/work/results.csv', 'w').write('ok'); out['workdir'] = open('/home/student/work/results.csv').read()
+import ctypes
+out['userns'] = ctypes.CDLL(None, use_errno=True).unshare(0x10000000) or 'made'
 print(json.dumps(out))
 """
 
@@ -451,7 +453,7 @@ def ordinary_user():
 
 def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_user):
     """As the instructor (not root): 240 processes held by one sandbox do not stop another's 50; /dev is
-    read-only, /dev/shm and /tmp's inodes are capped, and the working folder is writable."""
+    read-only, /dev/shm and /tmp's inodes are capped, the working folder is writable, no new user namespace."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
     site = next(p for p in sys.path if p.endswith("site-packages"))
@@ -471,7 +473,7 @@ def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["fork"] == {"forked": 50, "error": None}, seen
     files = seen["files"]
-    assert files["dev"] == errno.EROFS and files["workdir"] == "ok", files
+    assert files["dev"] == errno.EROFS and files["workdir"] == "ok" and files["userns"] == -1, files
     assert files["shm"][0] <= 16 and files["shm"][1] == errno.ENOSPC, files
     assert files["tmp_files"][0] <= sandbox.TMPFS_INODES and files["tmp_files"][1] == errno.ENOSPC, files
 
@@ -484,3 +486,20 @@ def test_the_limits_are_said_once_at_start_up(monkeypatch, capsys):
     assert lines == [sandbox.limits_note()]
     why = sandbox.cgroups_unavailable()
     assert (why in lines[0]) if why else ("could be used here" in lines[0])
+
+
+def test_no_user_namespace_of_its_own_to_mount_an_uncapped_tmpfs(tmp_path):
+    """In a user namespace of its own, student code could mount a tmpfs of any size: it cannot make one."""
+    seen = run_in_sandbox("""
+import ctypes, json, os, subprocess, threading
+libc = ctypes.CDLL(None, use_errno=True)
+out = {'unshare': libc.unshare(0x10000000 | 0x00020000) or 'made', 'errno': ctypes.get_errno()}
+r = subprocess.run(['unshare', '-Urm', 'sh', '-c', 'mount -t tmpfs -o size=1g none /tmp && echo mounted'],
+                   capture_output=True, text=True)
+out['tool'] = r.stdout.strip() or r.returncode
+t = threading.Thread(target=lambda: out.update(thread='ran')); t.start(); t.join()  # threads still start
+out['child'] = subprocess.run(['true']).returncode
+print(json.dumps(out))
+""", tmp_path)
+    assert seen["unshare"] == -1 and seen["errno"] == errno.EPERM and seen["tool"] != "mounted", seen
+    assert seen["thread"] == "ran" and seen["child"] == 0
