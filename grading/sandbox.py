@@ -110,10 +110,14 @@ def _parents(path):
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS):
+def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS,
+                  private_files=()):
     """The argv that runs ``inner`` in a fresh sandbox.
 
-    ``private_dir`` is bound read-write at the same path (connection file, sockets, log).
+    ``private_dir`` (connection file, sockets, log) is, as root, bound read-write at the same path (it is a
+    capped tmpfs, ``make_private_dir``). As an ordinary user the grader cannot mount a tmpfs it also sees:
+    the sandbox gets a capped tmpfs of its own at that path, holding read-only binds of ``private_files``
+    (the connection file), and the grader reaches it through /proc (``SandboxedKernelManager``).
     ``files`` is a list of (host path, path relative to the working folder), bound read-only;
     ``grader_files`` a list of (host path, name) bound read-only into /grader.
     """
@@ -157,7 +161,13 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--ro-bind", real, alias]
     for host, rel in files:
         args += ["--ro-bind", str(host), f"{WORKDIR}/{rel}"]
-    args += ["--bind", str(private_dir), str(private_dir)]
+    own_private = os.geteuid() != 0
+    if own_private:
+        args += ["--perms", "0700", "--size", str(PRIVATE_BYTES), "--tmpfs", str(private_dir)]
+        for host in private_files:
+            args += ["--ro-bind", str(host), str(host)]
+    else:
+        args += ["--bind", str(private_dir), str(private_dir)]
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--hostname", "sandbox", "--chdir", WORKDIR, "--clearenv"]
     for key, value in sandbox_env(env).items():
@@ -172,8 +182,8 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--unshare-user"]
     for cap in caps:
         args += ["--cap-add", cap]
-    spec = {"inodes": [(path, inodes) for path, _, inodes, _ in SCRATCH], "limits": dict(limits), "uid": uid,
-            "workdir": WORKDIR}
+    inodes = [(path, inodes) for path, _, inodes, _ in SCRATCH] + ([(str(private_dir), PRIVATE_INODES)] if own_private else [])
+    spec = {"inodes": inodes, "limits": dict(limits), "uid": uid, "workdir": WORKDIR}
     return args + ["--", sys.executable, "-I", "-S", f"{GRADER_DIR}/sandbox_init.py", json.dumps(spec), "--",
                    *inner]
 
@@ -193,7 +203,8 @@ def make_private_dir(uid):
     """A folder for one kernel's connection file, sockets and log, owned by the sandbox user.
 
     As root it is a tmpfs of its own, capped in size and inodes, mounted where the grader sees it;
-    ``remove_private_dir`` unmounts it. (As an ordinary user it is a plain folder: see the README.)
+    ``remove_private_dir`` unmounts it. As an ordinary user it is a plain folder that holds the
+    connection file and the kernel's log; the sandbox mounts its own capped tmpfs there (``bwrap_command``).
     """
     path = tempfile.mkdtemp(prefix="nbg-", dir="/tmp")
     if os.geteuid() == 0:
@@ -385,7 +396,7 @@ class SandboxedKernelManager(HarnessKernelManager):
                  "-f", self.connection_file, *(extra_arguments or [])]
         grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
         return bwrap_command(inner, private_dir=self.private_dir, files=self._files(), grader_files=grader_files,
-                             uid=self.sandbox_user, env=self._env())
+                             uid=self.sandbox_user, env=self._env(), private_files=[self.connection_file])
 
     def _give_connection_file(self):
         if os.geteuid() == 0:
@@ -399,11 +410,29 @@ class SandboxedKernelManager(HarnessKernelManager):
             await super()._async_launch_kernel(kernel_cmd, **kw)
         finally:
             log.close()
+        if os.geteuid() != 0:  # the sockets are in the sandbox's own tmpfs: reach them through its root
+            self.ip = os.path.join(f"/proc/{sandbox_pid(self.provisioner.process.pid)}/root{self.private_dir}", "k")
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
             remove_private_dir(self.private_dir)
+
+
+def sandbox_pid(bwrap_pid, timeout=10):
+    """The pid of the process bubblewrap (``bwrap_pid``) starts in the sandbox's namespaces, once it exists."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            children = open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read().split()
+        except OSError:
+            children = []
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    raise SandboxUnavailable("the sandbox did not start")
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):

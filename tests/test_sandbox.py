@@ -503,3 +503,74 @@ print(json.dumps(out))
 """, tmp_path)
     assert seen["unshare"] == -1 and seen["errno"] == errno.EPERM and seen["tool"] != "mounted", seen
     assert seen["thread"] == "ran" and seen["child"] == 0
+
+
+KERNEL_AS_USER = """
+import asyncio, json, os, sys
+sys.path.insert(0, {root!r})
+from grading import sandbox
+assert os.geteuid() != 0
+site = {site!r}
+# This machine's Python is not the user's to read (a pyenv under /root): the kernel is the system's
+# Python 3.11 with the course's packages bound read-only, as the hub's copy of the environment would be.
+sandbox._python_roots = lambda: [site]
+env = sandbox.sandbox_env
+sandbox.sandbox_env = lambda extra=None: {{**env(extra), "PYTHONPATH": site}}
+CELL = '''
+import glob, json, os
+private = [p for p in glob.glob('/tmp/nbg-*') if os.access(p, os.W_OK)][0]
+written, error = 0, None
+try:
+    for k in range(30):
+        with open(os.path.join(private, f'chunk{{k}}'), 'wb') as f:
+            f.write(b'x' * 2**23)
+        written += 8
+except OSError as exc:
+    error = exc.errno
+for k in range(30):
+    if os.path.exists(os.path.join(private, f'chunk{{k}}')):
+        os.remove(os.path.join(private, f'chunk{{k}}'))
+open('saved.txt', 'w').write('kept')
+print(json.dumps({{"written_mib": written, "error": error, "saved": open('saved.txt').read()}}))
+'''
+async def main():
+    km = sandbox.SandboxedKernelManager()
+    km.helpers_path = {helpers!r}
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    printed = []
+    try:
+        await kc.wait_for_ready(timeout=120)
+        hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None
+        reply = await kc.execute_interactive(CELL, output_hook=hook, timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+    print("".join(printed).strip().splitlines()[-1])
+asyncio.run(main())
+"""
+
+
+def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_user):
+    """As the instructor (not root), a real grading kernel's private folder (its connection file, sockets)
+    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs."""
+    if MODE[0] == "forked":
+        pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
+    site = str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
+    helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
+    script = Path(tempfile.mkdtemp(prefix="l23s-")) / "kernel_as_user.py"
+    script.write_text(KERNEL_AS_USER.format(root=str(sandbox.HARNESS.parent.parent), site=site, helpers=str(helpers)))
+    script.parent.chmod(0o755)
+    script.chmod(0o644)
+    try:
+        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
+                              capture_output=True, text=True, timeout=300, cwd="/")
+    finally:
+        shutil.rmtree(script.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
+    assert seen["saved"] == "kept"
