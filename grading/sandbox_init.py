@@ -73,9 +73,7 @@ class _Program(ctypes.Structure):
 def forbid_user_namespaces():
     """A seccomp filter: clone or unshare with CLONE_NEWUSER fails (EPERM); clone3, whose flags a filter
     cannot read, fails with ENOSYS (the C library then uses clone); a foreign ABI fails (EPERM)."""
-    import platform
-
-    arch, clone, unshare, clone3 = SYSCALLS[platform.machine()]
+    arch, clone, unshare, clone3 = SYSCALLS[os.uname().machine]
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, deny, nosys = 0x7FFF0000, 0x00050000 | EPERM, 0x00050000 | ENOSYS
     program = [
