@@ -11,8 +11,9 @@ Run inside bubblewrap as ``python -I -S sandbox_init.py SPEC -- COMMAND...`` (gr
 - as root, gives the working folder to the sandbox's uid (the student may write there; the copies
   of the assignment's files stay read-only mounts) and becomes that uid; with no capabilities left,
   no_new_privs, then runs COMMAND;
-- forbids new user namespaces (a seccomp filter): in one of its own, student code would have the
-  right to mount a tmpfs that none of these caps bounds.
+- installs a seccomp filter (``seccomp_filter``): no new user namespace (in one of its own, student
+  code could mount a tmpfs that none of these caps bounds), no memfd and no System V shared memory
+  (memory that no cap and no address-space limit counts).
 
 The fork server (grading/forkserver.py) builds its sandboxes itself and uses ``set_limits_and_drop``.
 No student code has run when this runs; it fails closed (exit 126) with the reason on stderr.
@@ -26,8 +27,11 @@ import sys
 MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32
 PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, PR_SET_SECCOMP = 38, 47, 4, 22
 SECCOMP_MODE_FILTER, CLONE_NEWUSER, EPERM, ENOSYS = 2, 0x10000000, 1, 38
-# (audit arch, clone, unshare, clone3) by machine: linux/audit.h and the syscall tables
-SYSCALLS = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
+# The audit arch and the syscalls the filter looks at, by machine (linux/audit.h, the syscall tables)
+SYSCALLS = {"x86_64": {"arch": 0xC000003E, "clone": 56, "unshare": 272, "clone3": 435, "memfd_create": 319,
+                       "memfd_secret": 447, "shmget": 29},
+            "aarch64": {"arch": 0xC00000B7, "clone": 220, "unshare": 97, "clone3": 435, "memfd_create": 279,
+                        "memfd_secret": 447, "shmget": 194}}
 RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU"}
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -47,7 +51,7 @@ def cap_inodes(path, inodes):
 
 def set_limits_and_drop(limits, uid=None):
     """Set ``limits`` ({prlimit option: value}); as root, become ``uid``; no capabilities, no_new_privs,
-    no new user namespace."""
+    and the seccomp filter (``seccomp_filter``)."""
     import resource
 
     for option, value in limits.items():
@@ -59,7 +63,7 @@ def set_limits_and_drop(limits, uid=None):
         os.setresuid(uid, uid, uid)  # from root to a uid of its own: every capability is dropped
     _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clear ambient capabilities")
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    forbid_user_namespaces()
+    seccomp_filter()
 
 
 class _Filter(ctypes.Structure):
@@ -70,27 +74,34 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
 
 
-def forbid_user_namespaces():
-    """A seccomp filter: clone or unshare with CLONE_NEWUSER fails (EPERM); clone3, whose flags a filter
-    cannot read, fails with ENOSYS (the C library then uses clone); a foreign ABI fails (EPERM)."""
-    arch, clone, unshare, clone3 = SYSCALLS[os.uname().machine]
+def seccomp_filter():
+    """Install the sandbox's seccomp filter (inherited by every process it starts):
+
+    - clone or unshare with CLONE_NEWUSER fails (EPERM); clone3, whose flags a filter cannot read,
+      fails with ENOSYS (the C library then uses clone): in a user namespace of its own, student code
+      could mount a tmpfs that no cap bounds;
+    - memfd_create, memfd_secret and shmget fail with ENOSYS: memory held there (a memfd, a System V
+      segment that outlives its mapping) is under no file system's cap and no process's address space;
+    - a foreign ABI (32-bit or x32 calls) fails with EPERM; everything else is allowed.
+    """
+    native = SYSCALLS[os.uname().machine]
     ld, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, deny, nosys = 0x7FFF0000, 0x00050000 | EPERM, 0x00050000 | ENOSYS
-    program = [
-        (ld, 0, 0, 4),                 # 0: the calling ABI
-        (jeq, 1, 0, arch),             # 1: native: to 3
-        (ret, 0, 0, deny),             # 2
-        (ld, 0, 0, 0),                 # 3: the syscall number
-        (jge, 7, 0, 0x40000000),       # 4: x32: to 12 (deny)
-        (jeq, 5, 0, clone3),           # 5: to 11 (ENOSYS)
-        (jeq, 1, 0, clone),            # 6: to 8
-        (jeq, 0, 2, unshare),          # 7: to 8, else to 10 (allow)
-        (ld, 0, 0, 16),                # 8: flags, the first argument's low 32 bits
-        (jset, 2, 0, CLONE_NEWUSER),   # 9: a new user namespace: to 12 (deny)
-        (ret, 0, 0, allow),            # 10
-        (ret, 0, 0, nosys),            # 11
-        (ret, 0, 0, deny),             # 12
-    ]
+    unavailable = [native[name] for name in ("clone3", "memfd_create", "memfd_secret", "shmget")]
+    n = len(unavailable)
+    program = [(ld, 0, 0, 4),                           # the calling ABI
+               (jeq, 1, 0, native["arch"]),             # native: skip the next
+               (ret, 0, 0, deny),
+               (ld, 0, 0, 0),                           # the syscall number
+               (jge, n + 6, 0, 0x40000000)]             # x32: to the last (deny)
+    program += [(jeq, n - k + 4, 0, nr) for k, nr in enumerate(unavailable)]  # each: to "nosys"
+    program += [(jeq, 1, 0, native["clone"]),           # clone or unshare: look at the flags
+                (jeq, 0, 2, native["unshare"]),
+                (ld, 0, 0, 16),                         # flags: the first argument's low 32 bits
+                (jset, 2, 0, CLONE_NEWUSER),            # a new user namespace: to the last (deny)
+                (ret, 0, 0, allow),
+                (ret, 0, 0, nosys),
+                (ret, 0, 0, deny)]
     filters = (_Filter * len(program))(*[_Filter(*f) for f in program])
     prog = _Program(len(program), filters)
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")

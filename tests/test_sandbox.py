@@ -574,3 +574,35 @@ def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
     assert seen["saved"] == "kept"
+
+
+def test_no_memory_held_outside_the_caps_in_memfds_or_system_v_segments(tmp_path):
+    """6 memfds of 64 MiB, and 3 System V segments of 256 MiB filled then detached (they outlive the
+    mapping): memory that no file system's cap nor the address-space limit counts. Neither can be made."""
+    seen = run_in_sandbox("""
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+out, fds = {}, []
+try:
+    for k in range(6):
+        fd = os.memfd_create(f'm{k}')
+        os.write(fd, b'x' * 2**26)
+        fds.append(fd)
+except OSError as exc:
+    out['memfd_error'] = exc.errno
+out['memfd_mib'] = 64 * len(fds)
+libc.shmget.restype, libc.shmat.restype = ctypes.c_int, ctypes.c_void_p
+held = 0
+for k in range(3):
+    segment = libc.shmget(0, 2**28, 0o1600)
+    if segment < 0:
+        out['shm_error'] = ctypes.get_errno()
+        break
+    address = libc.shmat(segment, None, 0)
+    ctypes.memset(address, 1, 2**28)
+    libc.shmdt(ctypes.c_void_p(address))
+    held += 256
+out['shm_mib'] = held
+print(json.dumps(out))
+""", tmp_path)
+    assert seen == {"memfd_mib": 0, "memfd_error": errno.ENOSYS, "shm_mib": 0, "shm_error": errno.ENOSYS}, seen
