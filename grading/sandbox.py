@@ -423,16 +423,20 @@ def sandbox_pid(bwrap_pid, timeout=10):
     """The pid of the process bubblewrap (``bwrap_pid``) starts in the sandbox's namespaces, once it exists."""
     import time
 
+    listing = f"/proc/{bwrap_pid}/task/{bwrap_pid}/children"
+    if not os.path.exists(listing):
+        raise SandboxUnavailable(f"{listing} does not exist (a kernel without CONFIG_PROC_CHILDREN): graded as an "
+                                 "ordinary user, the grader cannot find the sandbox's private folder")
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
-            children = open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read().split()
-        except OSError:
-            children = []
+            children = open(listing).read().split()
+        except OSError:  # bubblewrap has already exited
+            break
         if children:
             return int(children[0])
         time.sleep(0.01)
-    raise SandboxUnavailable("the sandbox did not start")
+    raise SandboxUnavailable(f"bubblewrap (pid {bwrap_pid}) started no sandbox within {timeout} s")
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
