@@ -206,7 +206,7 @@ def make_private_dir(uid):
     ``remove_private_dir`` unmounts it. As an ordinary user it is a plain folder that holds the
     connection file and the kernel's log; the sandbox mounts its own capped tmpfs there (``bwrap_command``).
     """
-    path = tempfile.mkdtemp(prefix="nbg-", dir="/tmp")
+    path = tempfile.mkdtemp(prefix=f"nbg-{os.getpid()}-", dir="/tmp")  # the grader's pid: see remove_stale_private_dirs
     if os.geteuid() == 0:
         from grading import forkserver
 
@@ -215,6 +215,21 @@ def make_private_dir(uid):
     else:
         os.chmod(path, 0o700)
     return path
+
+
+def remove_stale_private_dirs():
+    """Remove the private folders left by graders that are gone (killed past a deadline, say: no cleanup ran).
+
+    Their kernels died with them (--die-with-parent, the fork server's parent-death signals), so each
+    folder named for a pid that no longer runs is garbage; as root it would stay mounted.
+    """
+    for entry in os.scandir("/tmp"):
+        parts = entry.name.split("-")
+        if len(parts) != 3 or parts[0] != "nbg" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
+            continue
+        # As root, only a private tmpfs (a folder another user made under that name is left alone).
+        if os.path.ismount(entry.path) if os.geteuid() == 0 else entry.stat(follow_symlinks=False).st_uid == os.geteuid():
+            remove_private_dir(entry.path)
 
 
 def remove_private_dir(path):
@@ -337,6 +352,7 @@ _CHECKED = []
 def check_once():
     """``check()``, run once per process; when the sandbox works, says how its limits are set (``limits_note``)."""
     if not _CHECKED:
+        remove_stale_private_dirs()
         _CHECKED.append(check())
         if _CHECKED[0] is None:
             sys.stderr.write(limits_note() + "\n")

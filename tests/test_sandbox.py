@@ -606,3 +606,24 @@ out['shm_mib'] = held
 print(json.dumps(out))
 """, tmp_path)
     assert seen == {"memfd_mib": 0, "memfd_error": errno.ENOSYS, "shm_mib": 0, "shm_error": errno.ENOSYS}, seen
+
+
+def test_a_private_folder_left_by_a_killed_grader_is_removed_by_the_next():
+    """A grader killed past its deadline runs no cleanup: its kernel's private tmpfs is unmounted and removed
+    when the next grading process starts (``check_once``)."""
+    if MODE[0] == "forked":
+        pytest.skip("the private folder is the same on both paths")
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
+                             "from grading import sandbox; print(sandbox.make_private_dir(sandbox.sandbox_uid()),"
+                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(sandbox.HARNESS.parent.parent)],
+                            capture_output=True, text=True)
+    left = killed.stdout.strip()
+    assert left and os.path.isdir(left) and os.path.ismount(left) == (os.geteuid() == 0)
+    sandbox.remove_stale_private_dirs()
+    assert not os.path.exists(left)
+    ours = sandbox.make_private_dir(sandbox.sandbox_uid())  # a live grader's folder is left alone
+    try:
+        sandbox.remove_stale_private_dirs()
+        assert os.path.isdir(ours)
+    finally:
+        sandbox.remove_private_dir(ours)
