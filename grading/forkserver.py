@@ -45,13 +45,17 @@ CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+PR_SET_PDEATHSIG = 1
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}.get(platform.machine(), 155)
 SANDBOX_NAMESPACES = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
-RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU"}
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+try:  # imported as grading.forkserver by the grader, or run as a script (the server) from grading/
+    from grading import sandbox_init
+except ImportError:
+    import sandbox_init
 
 
 def _check(result, what):
@@ -93,8 +97,10 @@ def _build_root(spec):
         if ro:
             _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
-    def tmpfs(path, size, mode):
-        _mount("tmpfs", place(path, True), "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode}")
+    def tmpfs(path, size, mode, inodes):
+        _mount("tmpfs", place(path, True), "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},nr_inodes={inodes},mode={mode}")
+
+    scratch = {path: (size, inodes, mode) for path, size, inodes, mode in spec["scratch"]}
 
     bind("/usr", "/usr")
     for link in ("bin", "sbin", "lib", "lib64", "lib32", "libx32"):
@@ -104,17 +110,20 @@ def _build_root(spec):
         if os.path.exists(extra):
             bind(extra, extra)
     # Scratch file systems first, so a Python environment under /tmp is bound on top of them.
-    tmpfs("/tmp", spec["tmpfs_bytes"], "1777")
-    tmpfs("/home/student", spec["tmpfs_bytes"], "1777")
-    place(spec["workdir"], True)
-    tmpfs("/dev", "64k", "0755")
+    for path in ("/tmp", "/home/student"):
+        size, inodes, mode = scratch[path]
+        tmpfs(path, size, mode, inodes)
+    os.chown(place(spec["workdir"], True), spec["uid"], spec["uid"])  # the student may write there
+    tmpfs("/dev", "64k", "0755", 64)
     for name in DEVICES:
         if os.path.exists(f"/dev/{name}"):
             bind(f"/dev/{name}", f"/dev/{name}", ro=False, recursive=False)
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                          ("stderr", "/proc/self/fd/2")):
         os.symlink(target, f"{root}/dev/{name}")
-    tmpfs("/dev/shm", "16m", "1777")
+    size, inodes, mode = scratch["/dev/shm"]
+    tmpfs("/dev/shm", size, mode, inodes)
+    _mount(None, root + "/dev", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)  # /dev/shm stays writable
     for python_root in spec["python_roots"]:
         bind(python_root, python_root)
     for real, alias in spec.get("python_aliases", ()):
@@ -136,19 +145,11 @@ def _build_root(spec):
 
 def enter_sandbox(spec):
     """From root in fresh namespaces to an unprivileged user in its own file system, with limits."""
-    import resource
     import socket
 
     _build_root(spec)
     socket.sethostname("sandbox")
-    for option, value in spec["limits"].items():
-        limit = getattr(resource, RLIMITS[option])
-        resource.setrlimit(limit, (value, value))
-    uid = spec["uid"]
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)  # from root to a uid of its own: every capability is dropped
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    sandbox_init.set_limits_and_drop(spec["limits"], spec["uid"])  # the same limits and drop as bubblewrap's
     os.chdir(spec["workdir"])
 
 

@@ -264,6 +264,7 @@ def sandbox_ready(unsafe):
     if problem:
         print(problem, file=sys.stderr)
         return False
+    print(sandbox.limits_note(), file=sys.stderr)
     return True
 
 

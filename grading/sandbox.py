@@ -3,18 +3,23 @@
 What the student's kernel gets (``bwrap_command``):
 
 - a read-only system (/usr) and Python environment (the venv and its base Python);
-- a private working folder (``/home/student/work``, a size-capped tmpfs) holding
-  read-only copies of the assignment's files, but no notebook; what the student
-  writes there or in /tmp is thrown away with the sandbox;
+- a private working folder (``/home/student/work``, on a tmpfs capped in size and in
+  inodes) holding read-only copies of the assignment's files, but no notebook; the
+  student may write new files there or in /tmp (each a tmpfs capped likewise), and
+  they are thrown away with the sandbox;
+- a read-only /dev (null, zero, full, random, urandom, tty) with a small capped /dev/shm;
 - no source/, gradebook, submitted/, autograded/, feedback/, nbgrader config,
   grading/ package or other kernels' connection files: they are simply not mounted;
 - no network (its own empty network namespace); the kernel's channels are Unix
-  sockets in a private folder that only this kernel and the grader see;
+  sockets in a private folder that only this kernel and the grader see (as root, a tmpfs
+  of its own, capped in size and inodes: the connection file, the sockets, the kernel's log);
 - its own PID, IPC and UTS namespaces; it dies with the grader (--die-with-parent);
 - an unprivileged user: run as root, the grader gives each sandbox a uid of its
   own (never 0), so one sandbox's processes do not count against another's limit;
   run as another user, bwrap maps that user into a user namespace;
-- limits: process count, file size, address space and CPU seconds (rlimits);
+- limits: process count, file size, address space and CPU seconds (rlimits, set inside the
+  sandbox by grading/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
+  own, and the process count is counted per user namespace, so it is per sandbox there too);
 - an empty environment but for a few variables (no secrets from the grader's);
 - its stdout and stderr go to a log file in its private folder, not the grader's.
 
@@ -26,6 +31,7 @@ from the fork server instead (grading/forkserver.py), which builds the same sand
 ``sandbox_spec``; ``kernel_manager_class()`` picks one.
 """
 
+import json
 import os
 import secrets
 import shutil
@@ -51,6 +57,15 @@ LIMITS = {  # prlimit option: value
     "--cpu": 300,                  # CPU seconds per process
 }
 TMPFS_BYTES = 64 * 2**20
+TMPFS_INODES = 8192                # files and folders per scratch tmpfs (300,000 empty files: ENOSPC)
+# Every place a sandbox can write: (path, bytes, inodes, mode). bubblewrap sets the size;
+# grading/sandbox_init.py the inode cap; the fork server both (grading/forkserver.py).
+SCRATCH = (("/tmp", TMPFS_BYTES, TMPFS_INODES, "1777"),
+           ("/home/student", TMPFS_BYTES, TMPFS_INODES, "1777"),
+           ("/dev/shm", 16 * 2**20, 256, "1777"))
+# The private folder (connection file, sockets, kernel.log): as root, a tmpfs of its own at its host path.
+PRIVATE_BYTES, PRIVATE_INODES = 16 * 2**20, 64
+INIT = Path(__file__).resolve().parent / "sandbox_init.py"
 # Every grading kernel, sandboxed or not: one torch thread (the workers already use every core).
 KERNEL_ENV = {"OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
 
@@ -95,10 +110,14 @@ def _parents(path):
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS):
+def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS,
+                  private_files=()):
     """The argv that runs ``inner`` in a fresh sandbox.
 
-    ``private_dir`` is bound read-write at the same path (connection file, sockets, log).
+    ``private_dir`` (connection file, sockets, log) is, as root, bound read-write at the same path (it is a
+    capped tmpfs, ``make_private_dir``). As an ordinary user the grader cannot mount a tmpfs it also sees:
+    the sandbox gets a capped tmpfs of its own at that path, holding read-only binds of ``private_files``
+    (the connection file), and the grader reaches it through /proc (``SandboxedKernelManager``).
     ``files`` is a list of (host path, path relative to the working folder), bound read-only;
     ``grader_files`` a list of (host path, name) bound read-only into /grader.
     """
@@ -113,13 +132,23 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         if os.path.exists(extra):
             args += ["--ro-bind", extra, extra]
     args += ["--perms", "0755", "--dir", GRADER_DIR]
-    for host, name in grader_files:
+    for host, name in [(INIT, "sandbox_init.py"), *grader_files]:
         args += ["--ro-bind", str(host), f"{GRADER_DIR}/{name}"]
     # The scratch file systems first: a venv or private folder under /tmp is then bound on top of them.
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-             "--perms", "1777", "--size", str(TMPFS_BYTES), "--tmpfs", "/home/student",
-             "--perms", "0755", "--dir", WORKDIR]
+    # /dev: the few devices a kernel needs, on a small tmpfs made read-only below. Not bwrap's --dev: its
+    # devpts makes bwrap add a second user namespace, where sandbox_init.py could no longer remount.
+    from grading.forkserver import DEVICES
+
+    args += ["--proc", "/proc", "--perms", "0755", "--size", str(64 * 2**10), "--tmpfs", "/dev"]
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            args += ["--dev-bind", f"/dev/{name}", f"/dev/{name}"]
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):
+        args += ["--symlink", target, f"/dev/{name}"]
+    for path, size, _, mode in SCRATCH:
+        args += ["--perms", mode, "--size", str(size), "--tmpfs", path]
+    args += ["--remount-ro", "/dev", "--perms", "0755", "--dir", WORKDIR]
     made = set()
     for root in _python_roots() + [alias for _, alias in _python_aliases()] + [str(private_dir)]:
         for parent in _parents(root):
@@ -132,20 +161,31 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--ro-bind", real, alias]
     for host, rel in files:
         args += ["--ro-bind", str(host), f"{WORKDIR}/{rel}"]
-    args += ["--bind", str(private_dir), str(private_dir)]
+    own_private = os.geteuid() != 0
+    if own_private:
+        args += ["--perms", "0700", "--size", str(PRIVATE_BYTES), "--tmpfs", str(private_dir)]
+        for host in private_files:
+            args += ["--ro-bind", str(host), str(host)]
+    else:
+        args += ["--bind", str(private_dir), str(private_dir)]
     args += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--hostname", "sandbox", "--chdir", WORKDIR, "--clearenv"]
     for key, value in sandbox_env(env).items():
         args += ["--setenv", key, str(value)]
     if os.geteuid() == 0:
         uid = uid or sandbox_uid()
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                 shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}",
-                 "--clear-groups", "--no-new-privs", "--"]
+        caps = ("CAP_SYS_ADMIN", "CAP_CHOWN", "CAP_SETUID", "CAP_SETGID")  # for sandbox_init.py, which drops them
     else:
-        args += ["--unshare-user", "--uid", "65534", "--gid", "65534", "--"]
-    prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", *(f"{k}={v}" for k, v in limits.items()), "--"]
-    return prlimit + args + list(inner)
+        # One user namespace of the sandbox's own, where it keeps the grader's uid: with another --uid (or
+        # --dev) bwrap adds a second namespace, which could no longer remount its file systems (sandbox_init.py).
+        uid, caps = None, ("CAP_SYS_ADMIN",)  # in the sandbox's own user namespace only
+        args += ["--unshare-user"]
+    for cap in caps:
+        args += ["--cap-add", cap]
+    inodes = [(path, inodes) for path, _, inodes, _ in SCRATCH] + ([(str(private_dir), PRIVATE_INODES)] if own_private else [])
+    spec = {"inodes": inodes, "limits": dict(limits), "uid": uid, "workdir": WORKDIR}
+    return args + ["--", sys.executable, "-I", "-S", f"{GRADER_DIR}/sandbox_init.py", json.dumps(spec), "--",
+                   *inner]
 
 
 def sandbox_env(extra=None):
@@ -160,12 +200,45 @@ def sandbox_uid():
 
 
 def make_private_dir(uid):
-    """A folder for one kernel's connection file, sockets and log, owned by the sandbox user."""
-    path = tempfile.mkdtemp(prefix="nbg-", dir="/tmp")
+    """A folder for one kernel's connection file, sockets and log, owned by the sandbox user.
+
+    As root it is a tmpfs of its own, capped in size and inodes, mounted where the grader sees it;
+    ``remove_private_dir`` unmounts it. As an ordinary user it is a plain folder that holds the
+    connection file and the kernel's log; the sandbox mounts its own capped tmpfs there (``bwrap_command``).
+    """
+    path = tempfile.mkdtemp(prefix=f"nbg-{os.getpid()}-", dir="/tmp")  # the grader's pid: see remove_stale_private_dirs
     if os.geteuid() == 0:
-        os.chown(path, uid, uid)
-    os.chmod(path, 0o700)
+        from grading import forkserver
+
+        forkserver._mount("tmpfs", path, "tmpfs", forkserver.MS_NOSUID | forkserver.MS_NODEV,
+                          f"size={PRIVATE_BYTES},nr_inodes={PRIVATE_INODES},mode=0700,uid={uid},gid={uid}")
+    else:
+        os.chmod(path, 0o700)
     return path
+
+
+def remove_stale_private_dirs():
+    """Remove the private folders left by graders that are gone (killed past a deadline, say: no cleanup ran).
+
+    Their kernels died with them (--die-with-parent, the fork server's parent-death signals), so each
+    folder named for a pid that no longer runs is garbage; as root it would stay mounted.
+    """
+    for entry in os.scandir("/tmp"):
+        parts = entry.name.split("-")
+        if len(parts) != 3 or parts[0] != "nbg" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
+            continue
+        # As root, only a private tmpfs (a folder another user made under that name is left alone).
+        if os.path.ismount(entry.path) if os.geteuid() == 0 else entry.stat(follow_symlinks=False).st_uid == os.geteuid():
+            remove_private_dir(entry.path)
+
+
+def remove_private_dir(path):
+    """Remove a private folder and what is in it, unmounting its tmpfs first (``make_private_dir``)."""
+    if os.path.ismount(path):
+        from grading import forkserver
+
+        forkserver._check(forkserver._libc.umount2(str(path).encode(), forkserver.MNT_DETACH), f"umount {path}")
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def workdir_files(folder):
@@ -217,7 +290,7 @@ def check():
                 server.close()
         return None
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_private_dir(scratch)
 
 
 FORK_FIX = ("The forked grading sandbox cannot start here: {why}\n"
@@ -243,13 +316,46 @@ def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=No
     return (1 if "Traceback (most recent call last)" in output else 0), output
 
 
+def cgroups_unavailable():
+    """Why this grader cannot give each sandbox a cgroup (memory.max, pids.max) on this machine; None if it could."""
+    mounts = [line.split() for line in open("/proc/self/mountinfo")]
+    v2 = [m[4] for m in mounts if m[m.index("-") + 1] == "cgroup2"]
+    v1 = {opt for m in mounts if m[m.index("-") + 1] == "cgroup" for opt in m[-1].split(",")}
+    if not v2:
+        return "no cgroup v2 file system is mounted"
+    own = next((line.split(":", 2)[2].strip() for line in open("/proc/self/cgroup") if line.startswith("0::")), "/")
+    try:
+        offered = set(open(os.path.join(v2[0], own.lstrip("/"), "cgroup.controllers")).read().split())
+    except OSError as exc:
+        return f"this process's cgroup v2 folder cannot be read ({exc})"
+    missing = sorted({"memory", "pids"} - offered)
+    if missing:
+        bound = sorted(set(missing) & v1)
+        return (f"the cgroup v2 hierarchy at {v2[0]} offers {', '.join(sorted(offered)) or 'no controller'}, not "
+                f"{' or '.join(missing)}" + (f" ({', '.join(bound)}: cgroup v1 here)" if bound else ""))
+    return None
+
+
+def limits_note():
+    """The one line that says, at start-up, how each sandbox's memory and processes are limited here."""
+    why = cgroups_unavailable()
+    rlimits = (f"{LIMITS['--nproc']} processes per sandbox, {LIMITS['--as'] // 2**30} GiB of address space per "
+               "process, not per sandbox")
+    if why:
+        return f"Sandbox limits: rlimits only ({rlimits}); no cgroup per sandbox: {why}."
+    return f"Sandbox limits: rlimits only ({rlimits}); cgroup v2 could be used here, but the grader does not yet."
+
+
 _CHECKED = []
 
 
 def check_once():
-    """``check()``, run once per process."""
+    """``check()``, run once per process; when the sandbox works, says how its limits are set (``limits_note``)."""
     if not _CHECKED:
+        remove_stale_private_dirs()
         _CHECKED.append(check())
+        if _CHECKED[0] is None:
+            sys.stderr.write(limits_note() + "\n")
     return _CHECKED[0]
 
 
@@ -306,7 +412,7 @@ class SandboxedKernelManager(HarnessKernelManager):
                  "-f", self.connection_file, *(extra_arguments or [])]
         grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
         return bwrap_command(inner, private_dir=self.private_dir, files=self._files(), grader_files=grader_files,
-                             uid=self.sandbox_user, env=self._env())
+                             uid=self.sandbox_user, env=self._env(), private_files=[self.connection_file])
 
     def _give_connection_file(self):
         if os.geteuid() == 0:
@@ -320,11 +426,33 @@ class SandboxedKernelManager(HarnessKernelManager):
             await super()._async_launch_kernel(kernel_cmd, **kw)
         finally:
             log.close()
+        if os.geteuid() != 0:  # the sockets are in the sandbox's own tmpfs: reach them through its root
+            self.ip = os.path.join(f"/proc/{sandbox_pid(self.provisioner.process.pid)}/root{self.private_dir}", "k")
 
     async def _async_cleanup_resources(self, restart=False):
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
-            shutil.rmtree(self.private_dir, ignore_errors=True)
+            remove_private_dir(self.private_dir)
+
+
+def sandbox_pid(bwrap_pid, timeout=10):
+    """The pid of the process bubblewrap (``bwrap_pid``) starts in the sandbox's namespaces, once it exists."""
+    import time
+
+    listing = f"/proc/{bwrap_pid}/task/{bwrap_pid}/children"
+    if not os.path.exists(listing):
+        raise SandboxUnavailable(f"{listing} does not exist (a kernel without CONFIG_PROC_CHILDREN): graded as an "
+                                 "ordinary user, the grader cannot find the sandbox's private folder")
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            children = open(listing).read().split()
+        except OSError:  # bubblewrap has already exited
+            break
+        if children:
+            return int(children[0])
+        time.sleep(0.01)
+    raise SandboxUnavailable(f"bubblewrap (pid {bwrap_pid}) started no sandbox within {timeout} s")
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
@@ -332,7 +460,8 @@ def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
     return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
             "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
             "python_aliases": _python_aliases(),
-            "workdir": WORKDIR, "grader_dir": GRADER_DIR, "tmpfs_bytes": TMPFS_BYTES, "limits": dict(limits)}
+            "workdir": WORKDIR, "grader_dir": GRADER_DIR, "scratch": [list(s) for s in SCRATCH],
+            "limits": dict(limits)}
 
 
 def fork_server(warm=True):

@@ -16,6 +16,7 @@ The network attack's listener is started here, on 127.0.0.1:47913; it must recei
 """
 
 import hashlib
+import re
 import json
 import socket
 import sqlite3
@@ -29,7 +30,7 @@ import nbformat
 import pytest
 
 from conftest import SUBMISSIONS, header
-from grading import ASSIGNMENT, catalogue, demo, grade, pipeline
+from grading import ASSIGNMENT, catalogue, demo, grade, pipeline, sandbox
 from grading.preprocessors import FEEDBACK_RECORDS
 from test_feedback import hidden_lines, html_text
 
@@ -287,3 +288,15 @@ def test_unsafe_mode_warns_before_it_grades(tmp_path):
                           cwd=pipeline.ROOT, env=pipeline.env(), capture_output=True, text=True, timeout=120)
     assert "WARNING: --unsafe-no-sandbox" in proc.stderr and "unconfined" in proc.stderr
     assert "no submissions" in proc.stdout
+
+
+def test_every_place_a_kernel_writes_is_capped_in_the_class_run(attacked_class):
+    """sandbox_write_places, graded with the class: each place it fills stops at its cap (grading/sandbox.py)."""
+    text = attacked_class.notebook_text("attack-sandbox-write-places", "02_reject_and_break")
+    said = dict(re.findall(r"ATTACK sandbox_write_places: ([^:{]+): ([^\\\n\"]*)", text))
+    assert set(said) == {"private folder", "/tmp inodes", "/dev", "/dev/shm", "memfd", "user namespace", "processes"}, said
+    mib = lambda s: int(re.search(r"wrote (\d+) MiB", s).group(1))  # noqa: E731
+    assert mib(said["private folder"]) <= sandbox.PRIVATE_BYTES >> 20 and mib(said["/dev/shm"]) <= 16, said
+    assert int(re.search(r"made (\d+) files", said["/tmp inodes"]).group(1)) <= sandbox.TMPFS_INODES, said
+    assert said["/dev"].startswith("blocked") and said["memfd"].startswith("blocked"), said
+    assert said["user namespace"].startswith("refused") and said["processes"].startswith("holding 240"), said

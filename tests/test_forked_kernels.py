@@ -116,12 +116,12 @@ def test_a_fork_server_that_cannot_sandbox_says_so():
         spec = sandbox.sandbox_spec(private, uid, files=[("/nonexistent/file", "x.py")])
         reply = server.request({"python": "print(1)", "log": f"{private}/log", "env": {}, "sandbox": spec})
     finally:
-        shutil.rmtree(private, ignore_errors=True)
+        sandbox.remove_private_dir(private)
     assert "could not enter its sandbox" in reply["error"] and "/nonexistent/file" in reply["error"]
     assert run([STATE])[0]["rand_is_builtin"]
 
 
-def test_forked_kernels_die_with_the_grading_process(tmp_path):
+def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
     """Kill the process that owns the fork server: its server, waiters and kernels are gone too."""
     import subprocess
     import sys
@@ -135,9 +135,10 @@ def test_forked_kernels_die_with_the_grading_process(tmp_path):
         "code = 'import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(300)\\ntime.sleep(300)'\n"
         "r = sandbox.fork_server().request({'python': code, 'log': p + '/log', 'env': {},"
         " 'sandbox': sandbox.sandbox_spec(p, u)})\n"
-        "print(u, flush=True); time.sleep(300)\n" % str(pipeline.ROOT))
+        "print(u, p, flush=True); time.sleep(300)\n" % str(pipeline.ROOT))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    uid = proc.stdout.readline().strip()
+    uid, private = (proc.stdout.readline().split() + ["", ""])[:2]
+    request.addfinalizer(lambda: private and sandbox.remove_private_dir(private))
     assert uid, "the grader did not start its sandbox"
     time.sleep(1)
     assert processes_of(uid), "the forked program is not running"

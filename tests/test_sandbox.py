@@ -7,12 +7,15 @@ a listener this test starts on 127.0.0.1, or ask the routing table (a UDP connec
 nothing).
 """
 
+import errno
 import json
 import os
 import signal
 import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -40,7 +43,7 @@ def run_in_sandbox(code, tmp_path, files=(), timeout=60, env=None):
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
             stdout, stderr = proc.stdout, proc.stderr
     finally:
-        subprocess.run(["rm", "-rf", private])
+        sandbox.remove_private_dir(private)
     assert stdout.strip(), f"the sandbox printed nothing: {stderr[-2000:]}"
     return json.loads(stdout.strip().splitlines()[-1])
 
@@ -232,7 +235,7 @@ def test_nothing_outlives_the_sandbox_when_its_parent_dies(tmp_path):
             time.sleep(0.2)
         assert not processes_of(uid)
     finally:
-        subprocess.run(["rm", "-rf", private])
+        sandbox.remove_private_dir(private)
 
 
 def test_check_names_the_fix_when_bubblewrap_is_missing(monkeypatch):
@@ -265,3 +268,362 @@ def test_an_environment_reached_through_a_symlink_is_mounted_there_too(tmp_path,
     seen = run_in_sandbox(f"import json, os; print(json.dumps(os.path.exists({str(link / 'bin' / 'python')!r})))",
                           tmp_path)
     assert seen is True
+
+
+# --- every place a kernel can write is capped (issue 19, items 6 and 9) ---------------------------------------
+
+FILL = """
+import errno, glob, json, os, time
+def fill(folder, chunk_mib=8, total_mib=240):
+    written = 0
+    try:
+        for k in range(total_mib // chunk_mib):
+            with open(os.path.join(folder, f'chunk{k}'), 'wb') as f:
+                f.write(b'x' * (chunk_mib * 2**20))
+            written += chunk_mib
+    except OSError as exc:
+        return written, exc.errno
+    return written, None
+def files(folder, n=300_000):
+    t = time.time()
+    try:
+        for k in range(n):
+            open(os.path.join(folder, f'f{k}'), 'w').close()
+    except OSError as exc:
+        return k, exc.errno, time.time() - t
+    return n, None, time.time() - t
+"""
+
+
+def test_the_private_folder_is_capped(tmp_path):
+    """240 MiB into the folder of the kernel's connection file, sockets and log: it stops at the folder's cap."""
+    seen = run_in_sandbox(FILL + """
+private = [p for p in glob.glob('/tmp/nbg-*') if os.access(p, os.W_OK)][0]
+seen = fill(private)
+for chunk in glob.glob(private + '/chunk*'):  # room again for what it prints (the forked path's log is there)
+    os.remove(chunk)
+print(json.dumps(seen))
+""", tmp_path)
+    written, error = seen
+    assert written <= sandbox.PRIVATE_BYTES // 2**20 and error == errno.ENOSPC, seen
+
+
+def test_scratch_folders_are_capped_in_inodes(tmp_path):
+    """300,000 empty files in each scratch folder: each stops at its inode cap, at once."""
+    seen = run_in_sandbox(FILL + """
+print(json.dumps({folder: files(folder) for folder in ('/tmp', '/home/student', '/dev/shm')}))
+""", tmp_path)
+    for path, _, inodes, _ in sandbox.SCRATCH:
+        made, error, seconds = seen[path]
+        assert made <= inodes and error == errno.ENOSPC and seconds < 10, (path, seen[path])
+
+
+def test_dev_is_read_only_and_dev_shm_is_small(tmp_path):
+    seen = run_in_sandbox(FILL + """
+out = {}
+for path in ('/dev/evil', '/dev/shm/../evil'):
+    try:
+        open(path, 'w').write('x'); out[path] = 'written'
+    except OSError as exc:
+        out[path] = exc.errno
+open('/dev/null', 'w').write('the devices still work')
+out['zero'] = len(open('/dev/zero', 'rb').read(10))
+out['shm'] = fill('/dev/shm')
+print(json.dumps(out))
+""", tmp_path)
+    assert seen["/dev/evil"] == seen["/dev/shm/../evil"] == errno.EROFS and seen["zero"] == 10
+    written, error = seen["shm"]
+    assert written <= 16 and error == errno.ENOSPC, seen
+
+
+def test_an_honest_notebook_writes_a_file_into_its_working_folder(tmp_path):
+    helper = tmp_path / "spec_checks.py"
+    helper.write_text("X = 1\n")
+    seen = run_in_sandbox("""
+import json, os
+open('results.csv', 'w').write('step,accepted\\n1,3\\n')
+out = {'read_back': open('results.csv').read(), 'cwd': os.getcwd()}
+try:
+    open('spec_checks.py', 'a').write('X = 2'); out['copy'] = 'changed'
+except OSError as exc:
+    out['copy'] = type(exc).__name__
+print(json.dumps(out))
+""", tmp_path, files=[(str(helper), "spec_checks.py")])
+    assert seen["read_back"] == "step,accepted\n1,3\n" and seen["cwd"] == sandbox.WORKDIR
+    assert seen["copy"] != "changed" and helper.read_text() == "X = 1\n"
+
+
+HOLD = """
+import os, time
+for _ in range({n}):
+    if os.fork() == 0:
+        time.sleep(120)
+        os._exit(0)
+print('holding', flush=True)
+time.sleep(120)
+"""
+
+FORK_50 = """
+import json, os, time
+children, error = [], None
+for _ in range(50):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        error = exc.errno
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    children.append(pid)
+print(json.dumps({"forked": len(children), "error": error}))
+"""
+
+
+def test_one_sandbox_holding_240_processes_does_not_stop_another(tmp_path):
+    """A classmate's sandbox holds 240 sleeping processes; this one still starts 50 (per-sandbox limit)."""
+    private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+    log = os.path.join(private, "program.log")
+    hold = HOLD.format(n=240)
+    if MODE[0] == "forked":
+        reply = sandbox.fork_server().request({"python": hold, "log": log, "env": sandbox.sandbox_env(),
+                                               "sandbox": sandbox.sandbox_spec(private, uid)})
+        holder = __import__("grading.forkserver").forkserver.ForkedProcess(reply["pid"])
+    else:
+        holder = subprocess.Popen(sandbox.bwrap_command([sys.executable, "-c", hold], private_dir=private, uid=uid),
+                                  stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while "holding" not in open(log).read() and time.time() < deadline:
+            time.sleep(0.2)
+        assert "holding" in open(log).read(), open(log).read()[-2000:]
+        seen = run_in_sandbox(FORK_50, tmp_path)
+    finally:
+        holder.kill()
+        sandbox.remove_private_dir(private)
+    assert seen == {"forked": 50, "error": None}
+
+
+ORDINARY_USER = """
+import json, os, subprocess, sys, tempfile, time
+sys.path.insert(0, {root!r})
+from grading import sandbox
+assert os.geteuid() != 0
+def start(code, **kw):
+    private = sandbox.make_private_dir(None)
+    return private, subprocess.Popen(sandbox.bwrap_command([sys.executable, "-c", code], private_dir=private),
+                                     text=True, **kw)
+private, holder = start({hold!r}, stdout=subprocess.PIPE)
+assert holder.stdout.readline().strip() == 'holding'
+out = {{}}
+for name, code in (('fork', {fork!r}), ('files', {files!r})):
+    p, proc = start(code, stdout=subprocess.PIPE)
+    out[name] = json.loads(proc.communicate(timeout=60)[0].strip().splitlines()[-1])
+    sandbox.remove_private_dir(p)
+holder.kill()
+sandbox.remove_private_dir(private)
+print(json.dumps(out))
+"""
+
+FILES_AS_USER = FILL + """
+out = {}
+try:
+    open('/dev/evil', 'w'); out['dev'] = 'written'
+except OSError as exc:
+    out['dev'] = exc.errno
+out['shm'] = fill('/dev/shm')
+out['tmp_files'] = files('/tmp')[:2]
+open('/home/student/work/results.csv', 'w').write('ok'); out['workdir'] = open('/home/student/work/results.csv').read()
+import ctypes
+out['userns'] = ctypes.CDLL(None, use_errno=True).unshare(0x10000000) or 'made'
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def ordinary_user():
+    """A real Unix user of our own (l23s-...), removed afterwards: the hub's instructor grading with `make grade`."""
+    name = f"l23s-{os.getpid() % 100000}"
+    subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], check=False)
+
+
+def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_user):
+    """As the instructor (not root): 240 processes held by one sandbox do not stop another's 50; /dev is
+    read-only, /dev/shm and /tmp's inodes are capped, the working folder is writable, no new user namespace."""
+    if MODE[0] == "forked":
+        pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    script = Path(tempfile.mkdtemp(prefix="l23s-")) / "grader_as_user.py"  # pytest's tmp_path is root's, 0700
+    script.write_text(ORDINARY_USER.format(root=str(sandbox.HARNESS.parent.parent), hold=HOLD.format(n=240),
+                                           fork=FORK_50, files=FILES_AS_USER))
+    script.parent.chmod(0o755)
+    script.chmod(0o644)
+    # The user cannot read this machine's Python (a pyenv under /root): the system's Python runs both sides.
+    try:
+        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
+                              capture_output=True, text=True, timeout=180, cwd="/")
+    finally:
+        shutil.rmtree(script.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["fork"] == {"forked": 50, "error": None}, seen
+    files = seen["files"]
+    assert files["dev"] == errno.EROFS and files["workdir"] == "ok" and files["userns"] == -1, files
+    assert files["shm"][0] <= 16 and files["shm"][1] == errno.ENOSPC, files
+    assert files["tmp_files"][0] <= sandbox.TMPFS_INODES and files["tmp_files"][1] == errno.ENOSPC, files
+
+
+def test_the_limits_are_said_once_at_start_up(monkeypatch, capsys):
+    """One line, from one place, says how a sandbox's memory and processes are limited here, and why not by cgroup."""
+    monkeypatch.setattr(sandbox, "_CHECKED", [])
+    assert sandbox.check_once() is None and sandbox.check_once() is None
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Sandbox limits:")]
+    assert lines == [sandbox.limits_note()]
+    why = sandbox.cgroups_unavailable()
+    assert (why in lines[0]) if why else ("could be used here" in lines[0])
+
+
+def test_no_user_namespace_of_its_own_to_mount_an_uncapped_tmpfs(tmp_path):
+    """In a user namespace of its own, student code could mount a tmpfs of any size: it cannot make one."""
+    seen = run_in_sandbox("""
+import ctypes, json, os, subprocess, threading
+libc = ctypes.CDLL(None, use_errno=True)
+out = {'unshare': libc.unshare(0x10000000 | 0x00020000) or 'made', 'errno': ctypes.get_errno()}
+r = subprocess.run(['unshare', '-Urm', 'sh', '-c', 'mount -t tmpfs -o size=1g none /tmp && echo mounted'],
+                   capture_output=True, text=True)
+out['tool'] = r.stdout.strip() or r.returncode
+t = threading.Thread(target=lambda: out.update(thread='ran')); t.start(); t.join()  # threads still start
+out['child'] = subprocess.run(['true']).returncode
+print(json.dumps(out))
+""", tmp_path)
+    assert seen["unshare"] == -1 and seen["errno"] == errno.EPERM and seen["tool"] != "mounted", seen
+    assert seen["thread"] == "ran" and seen["child"] == 0
+
+
+KERNEL_AS_USER = """
+import asyncio, json, os, sys
+sys.path.insert(0, {root!r})
+from grading import sandbox
+assert os.geteuid() != 0
+site = {site!r}
+# This machine's Python is not the user's to read (a pyenv under /root): the kernel is the system's
+# Python 3.11 with the course's packages bound read-only, as the hub's copy of the environment would be.
+sandbox._python_roots = lambda: [site]
+env = sandbox.sandbox_env
+sandbox.sandbox_env = lambda extra=None: {{**env(extra), "PYTHONPATH": site}}
+CELL = '''
+import glob, json, os
+private = [p for p in glob.glob('/tmp/nbg-*') if os.access(p, os.W_OK)][0]
+written, error = 0, None
+try:
+    for k in range(30):
+        with open(os.path.join(private, f'chunk{{k}}'), 'wb') as f:
+            f.write(b'x' * 2**23)
+        written += 8
+except OSError as exc:
+    error = exc.errno
+for k in range(30):
+    if os.path.exists(os.path.join(private, f'chunk{{k}}')):
+        os.remove(os.path.join(private, f'chunk{{k}}'))
+open('saved.txt', 'w').write('kept')
+print(json.dumps({{"written_mib": written, "error": error, "saved": open('saved.txt').read()}}))
+'''
+async def main():
+    km = sandbox.SandboxedKernelManager()
+    km.helpers_path = {helpers!r}
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    printed = []
+    try:
+        await kc.wait_for_ready(timeout=120)
+        hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None
+        reply = await kc.execute_interactive(CELL, output_hook=hook, timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+    print("".join(printed).strip().splitlines()[-1])
+asyncio.run(main())
+"""
+
+
+def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_user):
+    """As the instructor (not root), a real grading kernel's private folder (its connection file, sockets)
+    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs."""
+    if MODE[0] == "forked":
+        pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
+    site = str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
+    helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
+    script = Path(tempfile.mkdtemp(prefix="l23s-")) / "kernel_as_user.py"
+    script.write_text(KERNEL_AS_USER.format(root=str(sandbox.HARNESS.parent.parent), site=site, helpers=str(helpers)))
+    script.parent.chmod(0o755)
+    script.chmod(0o644)
+    try:
+        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
+                              capture_output=True, text=True, timeout=300, cwd="/")
+    finally:
+        shutil.rmtree(script.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
+    assert seen["saved"] == "kept"
+
+
+def test_no_memory_held_outside_the_caps_in_memfds_or_system_v_segments(tmp_path):
+    """6 memfds of 64 MiB, and 3 System V segments of 256 MiB filled then detached (they outlive the
+    mapping): memory that no file system's cap nor the address-space limit counts. Neither can be made."""
+    seen = run_in_sandbox("""
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+out, fds = {}, []
+try:
+    for k in range(6):
+        fd = os.memfd_create(f'm{k}')
+        os.write(fd, b'x' * 2**26)
+        fds.append(fd)
+except OSError as exc:
+    out['memfd_error'] = exc.errno
+out['memfd_mib'] = 64 * len(fds)
+libc.shmget.restype, libc.shmat.restype = ctypes.c_int, ctypes.c_void_p
+held = 0
+for k in range(3):
+    segment = libc.shmget(0, 2**28, 0o1600)
+    if segment < 0:
+        out['shm_error'] = ctypes.get_errno()
+        break
+    address = libc.shmat(segment, None, 0)
+    ctypes.memset(address, 1, 2**28)
+    libc.shmdt(ctypes.c_void_p(address))
+    held += 256
+out['shm_mib'] = held
+print(json.dumps(out))
+""", tmp_path)
+    assert seen == {"memfd_mib": 0, "memfd_error": errno.ENOSYS, "shm_mib": 0, "shm_error": errno.ENOSYS}, seen
+
+
+def test_a_private_folder_left_by_a_killed_grader_is_removed_by_the_next():
+    """A grader killed past its deadline runs no cleanup: its kernel's private tmpfs is unmounted and removed
+    when the next grading process starts (``check_once``)."""
+    if MODE[0] == "forked":
+        pytest.skip("the private folder is the same on both paths")
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
+                             "from grading import sandbox; print(sandbox.make_private_dir(sandbox.sandbox_uid()),"
+                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(sandbox.HARNESS.parent.parent)],
+                            capture_output=True, text=True)
+    left = killed.stdout.strip()
+    assert left and os.path.isdir(left) and os.path.ismount(left) == (os.geteuid() == 0)
+    sandbox.remove_stale_private_dirs()
+    assert not os.path.exists(left)
+    ours = sandbox.make_private_dir(sandbox.sandbox_uid())  # a live grader's folder is left alone
+    try:
+        sandbox.remove_stale_private_dirs()
+        assert os.path.isdir(ours)
+    finally:
+        sandbox.remove_private_dir(ours)
