@@ -279,6 +279,14 @@ def test_own_bad_submission_refused_and_nothing_lost(world, attack, message):
     assert not leftovers
 
 
+def test_instructor_list_shows_no_spoof(world):
+    proc = world.nbgrader(INSTRUCTOR, "list", "--inbound")
+    out = proc.stdout + proc.stderr
+    assert f"Not listed: {world.spoof.name!r}: it claims to be {HONEST}'s submission, but the Unix user {SPOOFER}" in out
+    listed = [line for line in out.splitlines() if f" {HONEST} {ASSIGNMENT} " in line and "Not listed" not in line]
+    assert len(listed) == 1 and world.spoof.name.split("+")[2] not in listed[0], listed
+
+
 # ---- submit: the same checks on the student's side, with a clear message ----------------------
 @pytest.mark.parametrize("attack, script, message", [
     ("link", "rm {nb} && ln -s {course}/source/{a}/{nb} {nb}", "{nb} is a symbolic link (to "),

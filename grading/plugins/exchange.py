@@ -169,6 +169,8 @@ def walk(top, policy, dest=None):
         if dest is not None:
             os.mkdir(dest, 0o755)
         return _walk_dir(top_fd, "", policy, dest, counts)
+    except OSError as exc:  # e.g. a name too long to copy, a folder made unreadable, a full disk
+        raise Refused(f"it cannot be copied: {exc.strerror} ({os.path.basename(str(exc.filename or top))!r})") from None
     finally:
         os.close(top_fd)
 
@@ -265,6 +267,50 @@ def _take_file(fd, name, path, st, policy, dest, counts):
         return os.fstat(src).st_ctime  # after the last read: every byte copied was written by then
     finally:
         os.close(src)
+
+
+# ---- who made a submission ---------------------------------------------------------------------
+def parse_submission_name(name, assignment=None):
+    """(student id, the timestamp the student's nbgrader wrote) of the inbound folder ``name``, or
+    ValueError saying why it is not a submission's name."""
+    parts = name.split("+")
+    if len(parts) not in (3, 4) or (assignment is not None and parts[1] != assignment):
+        raise ValueError("its name does not split into student+assignment+timestamp[+random] "
+                         "(nbgrader would take the wrong student or assignment from it)")
+    student = parts[0]
+    for kind, value in (("student id", student), ("assignment id", parts[1])):
+        problem = id_problem(value)
+        if problem:
+            raise ValueError(f"the {kind} {value!r} in its name is not allowed: {problem}")
+    try:
+        claimed = parse_utc(parts[2])
+    except (ValueError, OverflowError, TypeError):
+        raise ValueError(f"the timestamp {parts[2]!r} in its name cannot be read") from None
+    return student, claimed
+
+
+def made_by(path, student):
+    """(uid, lstat) of the inbound folder ``path`` when the Unix user ``student`` made it, else
+    ValueError naming who did."""
+    try:
+        uid = pwd.getpwnam(student).pw_uid
+    except KeyError:
+        raise ValueError(f"there is no Unix user named {student!r}, so nobody can have submitted as them") from None
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        raise ValueError(f"it cannot be read ({exc.strerror})") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValueError("it is not a folder (a link or a file); links are never followed")
+    if st.st_uid != uid:
+        raise ValueError(f"it claims to be {student}'s submission, but the Unix user {user_name(st.st_uid)} made it; "
+                         f"it is not taken as {student}'s")
+    return uid, st
+
+
+def utc(when):
+    """An aware datetime as nbgrader keeps times: naive UTC."""
+    return when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
 
 
 # ---- the exchange's modes --------------------------------------------------------------------
@@ -386,7 +432,20 @@ class FetchFeedback(OwnedExchange, default.ExchangeFetchFeedback):
 
 
 class List(OwnedExchange, default.ExchangeList):
-    pass
+    """nbgrader list; with --inbound, only the submissions their student made (the others are named)."""
+
+    def init_dest(self):
+        super().init_dest()
+        if not self.inbound:
+            return
+        kept = []
+        for path in self.assignments:
+            try:
+                made_by(path, parse_submission_name(os.path.basename(path))[0])
+                kept.append(path)
+            except ValueError as exc:
+                self.log.warning("Not listed: %r: %s", os.path.basename(path), exc)
+        self.assignments = kept
 
 
 class Submit(OwnedExchange, default.ExchangeSubmit):
@@ -470,37 +529,20 @@ class Collect(OwnedExchange, default.ExchangeCollect):
             self.src_records.append(recs[0])
 
     def _record(self, name, assignment, wanted):
-        parts = name.split("+")
-        student = parts[0]
-        if wanted and student != wanted:
+        if wanted and name.split("+")[0] != wanted:
             return None
-        if len(parts) not in (3, 4) or parts[1] != assignment:
-            return self.refuse(name, "its name does not split into student+assignment+timestamp[+random] "
-                                     "(nbgrader would take the wrong student or assignment from it)")
-        problem = id_problem(student)
-        if problem:
-            return self.refuse(name, f"the student id {student!r} in its name is not allowed: {problem}")
-        try:
-            claimed = parse_utc(parts[2])
-        except (ValueError, OverflowError, TypeError):
-            return self.refuse(name, f"the timestamp {parts[2]!r} in its name cannot be read")
-        try:
-            uid = pwd.getpwnam(student).pw_uid
-        except KeyError:
-            return self.refuse(name, f"there is no Unix user named {student!r}, so nobody can have submitted as them")
         path = os.path.join(self.inbound_path, name)
-        st = os.lstat(path)
-        if not stat.S_ISDIR(st.st_mode):
-            return self.refuse(name, "it is not a folder (a link or a file); links are never followed")
-        if st.st_uid != uid:
-            return self.refuse(name, f"it claims to be {student}'s submission, but the Unix user {user_name(st.st_uid)} "
-                                     f"made it; it is not taken as {student}'s")
+        try:
+            student, claimed = parse_submission_name(name, assignment)
+            uid, st = made_by(path, student)
+        except ValueError as exc:
+            return self.refuse(name, str(exc))
         error, seconds = None, st.st_ctime
         try:
             seconds = walk(path, self.policy(owner=uid, student=student))
         except Refused as exc:
             error = str(exc)
-        return {"username": student, "filename": name, "timestamp": self.exchange_time(seconds).astimezone(datetime.timezone.utc).replace(tzinfo=None),
+        return {"username": student, "filename": name, "timestamp": utc(self.exchange_time(seconds)),
                 "claimed": claimed, "uid": uid, "error": error}
 
     def copy_files(self):
@@ -551,9 +593,8 @@ class Collect(OwnedExchange, default.ExchangeCollect):
                 said = parse_utc(fh.read(200).strip())
         except (OSError, ValueError, OverflowError, TypeError):
             pass
-        utc = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
         for label, claim in (("timestamp.txt", said), ("folder name", rec["claimed"])):
-            if claim is None or abs((claim - utc).total_seconds()) > 60:
+            if claim is None or abs((claim - utc(when)).total_seconds()) > 60:
                 self.log.warning("%s's submission %r: its %s says %s, the exchange saw it at %s; recorded %s",
                                  student, name, label, claim, when.strftime(self.timestamp_format),
                                  when.strftime(self.timestamp_format))
