@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -131,8 +132,10 @@ def stamp(when):
     return when.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
-@pytest.fixture(scope="module")
-def world():
+@contextmanager
+def exchange_world(defended=True):
+    """A released course with its exchange and users, removed afterwards. ``defended=False``: the
+    same with nbgrader's default exchange and modes (root 0777, inbound/ 2733), for the benchmark."""
     remove_users()
     base = Path(tempfile.mkdtemp(prefix=PREFIX, dir="/tmp"))
     os.chmod(base, 0o755)
@@ -149,23 +152,36 @@ def world():
         exchange.make_exchange(w.exchange, COURSE, INSTRUCTOR)
         exchange.install(w.lib)
         w.etc.mkdir(parents=True)
-        (w.etc / "nbgrader_config.py").write_text(exchange.shared_config(w.exchange, COURSE, w.lib, INSTRUCTOR))
-        for d in (base / "etc", w.etc):
-            os.chmod(d, 0o755)
+        config = exchange.shared_config(w.exchange, COURSE, w.lib, INSTRUCTOR)
         # The instructor's course: source/, the config (which registers the same classes), the release.
         pipeline.make_course(w.course)
+        if not defended:
+            config = "".join(line for line in config.splitlines(True) if "ExchangeFactory" not in line)
+            course_config = w.course / "nbgrader_config.py"
+            course_config.write_text(course_config.read_text().replace("exchange.register(c,", "(c,"))
+            os.chmod(w.exchange, 0o777)
+            os.chmod(w.inbound, 0o2733)
+        (w.etc / "nbgrader_config.py").write_text(config)
+        for d in (base / "etc", w.etc):
+            os.chmod(d, 0o755)
         shutil.copytree(ROOT / "release" / ASSIGNMENT, w.course / "release" / ASSIGNMENT)
         subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(w.course)], check=True)
         os.chmod(w.course, 0o700)
         w.nbgrader(INSTRUCTOR, "release_assignment", ASSIGNMENT)
-        setup(w)
         yield w
     finally:
         remove_users()
         shutil.rmtree(base, ignore_errors=True)
 
 
-def setup(w):
+@pytest.fixture(scope="module")
+def world():
+    with exchange_world() as w:
+        setup(w)
+        yield w
+
+
+def prepare(w):
     """The class before the attacks: honest submissions, collected once."""
     for user in (HONEST, SPOOFER):
         w.nbgrader(user, "fetch_assignment", ASSIGNMENT)
@@ -179,45 +195,71 @@ def setup(w):
         w.fabricate(user, f"{user}+{ASSIGNMENT}+{stamp(datetime.datetime.utcnow())}+first")
     w.logs["first"] = w.collect()
     w.first = {user: digest(w.submitted(user)) for user in ATTACKERS.values()}
+    victim = w.base / "victim.txt"  # someone else's file the attacker may write (so the kernel lets her link it)
+    victim.write_text("not yours\n")
+    os.chown(victim, pwd.getpwnam(HONEST).pw_uid, -1)
+    os.chmod(victim, 0o666)
+    w.later = stamp(datetime.datetime.utcnow() + datetime.timedelta(days=1))
+    w.attack = {}
     time.sleep(1.1)  # the attacks' ctimes are later than the first submissions'
 
-    # ---- the attacks ----
-    later = stamp(datetime.datetime.utcnow() + datetime.timedelta(days=1))
-    # A classmate's id, with a later timestamp, and a wrong answer.
-    w.spoof = w.inbound / f"{HONEST}+{ASSIGNMENT}+{later}+spoofed"
+
+def plant_spoof(w):
+    """A classmate's id, with a later timestamp, and a wrong answer."""
+    w.spoof = w.inbound / f"{HONEST}+{ASSIGNMENT}+{w.later}+spoofed"
     w.sh(SPOOFER, f"mkdir '{w.spoof}' && cp '{w.home(SPOOFER)}/{ASSIGNMENT}'/* '{w.spoof}'/ && "
-                  f"echo WRONG >> '{w.spoof}/{NB}' && echo '{later}' > '{w.spoof}/timestamp.txt'")
-    # A back-dated submission: submitted now, then timestamp.txt, mtimes and the folder name set a day back.
+                  f"echo WRONG >> '{w.spoof}/{NB}' && echo '{w.later}' > '{w.spoof}/timestamp.txt'")
+    return [w.spoof]
+
+
+def plant_backdated(w):
+    """Submitted now, then timestamp.txt, the mtimes and the folder name set a day back."""
     w.before_late_submit = datetime.datetime.utcnow()
     w.nbgrader(SPOOFER, "submit", ASSIGNMENT)
     [mine] = [p for p in w.inbound.iterdir() if p.name.startswith(f"{SPOOFER}+")]
     early = stamp(datetime.datetime.utcnow() - datetime.timedelta(days=1))
+    w.early = exchange.parse_utc(early)
+    backdated = w.inbound / f"{SPOOFER}+{ASSIGNMENT}+{early}+backdated"
     w.sh(SPOOFER, f"cd '{mine}' && echo '{early}' > timestamp.txt && touch -d '1 day ago' * . && "
-                  f"mv '{mine}' '{w.inbound}/{SPOOFER}+{ASSIGNMENT}+{early}+backdated'")
-    # Odd folder names: each must be refused by name, never read as some student's.
+                  f"mv '{mine}' '{backdated}'")
+    return [backdated]
+
+
+def plant_odd(w):
+    """Odd folder names: each must be refused by name, never read as some student's."""
+    later = w.later
     w.odd = [f"{SPOOFER} x+{ASSIGNMENT}+{later}", f"..+{ASSIGNMENT}+{later}", f"{SPOOFER}\n+{ASSIGNMENT}+{later}",
              f"{SPOOFER}é+{ASSIGNMENT}+{later}", f"{HONEST}+x+{ASSIGNMENT}+{later}", f"{SPOOFER}+{ASSIGNMENT}+not a time"]
     for name in w.odd:
         folder = w.inbound / name
         w.run(SPOOFER, "mkdir", folder)
-        w.run(SPOOFER, "cp", w.spoof / NB, folder / NB)
-    # Each attacker's latest submission.
-    victim = w.base / "victim.txt"  # someone else's file the attacker may write (so the kernel lets her link it)
-    victim.write_text("not yours\n")
-    os.chown(victim, pwd.getpwnam(HONEST).pw_uid, -1)
-    os.chmod(victim, 0o666)
+        w.run(SPOOFER, "cp", w.home(SPOOFER) / ASSIGNMENT / NB, folder / NB)
+    return [w.inbound / name for name in w.odd]
+
+
+def plant_own(w, attack):
+    """``attack``'s user's latest submission, made by hand with the attack inside."""
     scripts = {
         "link": f"rm {NB} && ln -s '{w.course}/source/{ASSIGNMENT}/{NB}' {NB}",
         "zero": "ln -s /dev/zero zero.py",
-        "hard": f"ln '{victim}' answers.txt",
+        "hard": f"ln '{w.base / 'victim.txt'}' answers.txt",
         "fifo": "mkfifo answers.txt",
         "many": "mkdir many && cd many && seq -f 'f%g' 10000 | xargs touch",
         "big": "truncate -s 1G big.bin",
         "newline": "touch \"$(printf 'a\\nfalse line.ipynb')\"",
     }
-    w.attack = {}
-    for attack, user in ATTACKERS.items():
-        w.attack[attack] = w.fabricate(user, f"{user}+{ASSIGNMENT}+{later}+attack", scripts[attack])
+    user = ATTACKERS[attack]
+    w.attack[attack] = w.fabricate(user, f"{user}+{ASSIGNMENT}+{w.later}+attack", scripts[attack])
+    return [w.attack[attack]]
+
+
+def setup(w):
+    prepare(w)
+    plant_spoof(w)
+    plant_backdated(w)
+    plant_odd(w)
+    for attack in ATTACKERS:
+        plant_own(w, attack)
     started = time.monotonic()
     w.logs["attacks"] = w.collect()
     print(f"[exchange] collect with every attack in inbound/: {time.monotonic() - started:.1f} s", flush=True)
