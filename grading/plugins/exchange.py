@@ -64,7 +64,6 @@ import tempfile
 from dateutil.tz import gettz
 from traitlets import Int, Unicode
 
-from nbgrader.exchange import ExchangeError
 from nbgrader.exchange import default
 from nbgrader.utils import get_osusername, parse_utc
 
