@@ -39,7 +39,8 @@ HONEST = PREFIX + "a"          # submits honestly; everyone else attacks
 SPOOFER = PREFIX + "b"         # a classmate's id, a back-dated timestamp, odd folder names, submit-side attacks
 # One attacker per attack on their own latest submission (only a student's latest is collected).
 ATTACKERS = {"link": PREFIX + "l", "zero": PREFIX + "z", "hard": PREFIX + "h", "fifo": PREFIX + "f",
-             "many": PREFIX + "m", "big": PREFIX + "g", "newline": PREFIX + "n"}
+             "many": PREFIX + "m", "big": PREFIX + "g", "newline": PREFIX + "n", "socket": PREFIX + "s",
+             "folder_link": PREFIX + "d"}
 USERS = [INSTRUCTOR, HONEST, SPOOFER, *ATTACKERS.values()]
 
 
@@ -247,8 +248,13 @@ def plant_own(w, attack):
         "many": "mkdir many && cd many && seq -f 'f%g' 10000 | xargs touch",
         "big": "truncate -s 1G big.bin",
         "newline": "touch \"$(printf 'a\\nfalse line.ipynb')\"",
+        "socket": f"{w.venv}/bin/python -c \"import socket; socket.socket(socket.AF_UNIX).bind('sock')\"",
     }
     user = ATTACKERS[attack]
+    if attack == "folder_link":  # the submission itself a link to the instructor's source/
+        w.attack[attack] = w.inbound / f"{user}+{ASSIGNMENT}+{w.later}+attack"
+        w.run(user, "ln", "-s", w.course / "source" / ASSIGNMENT, w.attack[attack])
+        return [w.attack[attack]]
     w.attack[attack] = w.fabricate(user, f"{user}+{ASSIGNMENT}+{w.later}+attack", scripts[attack])
     return [w.attack[attack]]
 
@@ -308,6 +314,7 @@ def test_odd_folder_names_refused_by_name(world):
     ("many", "it has more than 200 files and folders"),
     ("big", "big.bin is 1,073,741,824 bytes, over the limit of 20,000,000 bytes per file"),
     ("newline", "has a control character in its name"),
+    ("socket", "sock is a socket"),
 ])
 def test_own_bad_submission_refused_and_nothing_lost(world, attack, message):
     user = ATTACKERS[attack]
@@ -327,6 +334,13 @@ def test_instructor_list_shows_no_spoof(world):
     assert f"Not listed: {world.spoof.name!r}: it claims to be {HONEST}'s submission, but the Unix user {SPOOFER}" in out
     listed = [line for line in out.splitlines() if f" {HONEST} {ASSIGNMENT} " in line and "Not listed" not in line]
     assert len(listed) == 1 and world.spoof.name.split("+")[2] not in listed[0], listed
+
+
+def test_submission_folder_that_is_a_link_refused(world):
+    user = ATTACKERS["folder_link"]
+    assert (f"Refused the submission '{world.attack['folder_link'].name}': it is not a folder (a link or a file); "
+            f"links are never followed") in world.logs["attacks"]
+    assert digest(world.submitted(user)) == world.first[user]
 
 
 # ---- submit: the same checks on the student's side, with a clear message ----------------------
@@ -431,6 +445,31 @@ def test_file_growing_during_copy_refused(tmp_path, monkeypatch):
     with pytest.raises(exchange.Refused, match="grows.bin is 6,000 bytes, over the limit of 4,000 bytes per file "
                                                r"\(it grew while it was copied\)"):
         exchange.walk(src, policy, tmp_path / "dest")
+
+
+def test_file_swapped_for_a_link_after_listing_refused(tmp_path, monkeypatch):
+    """Between the listing (lstat) and the open, the file becomes a symlink to a file the student may not read."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "answer.ipynb").write_text("mine")
+    secret = tmp_path / "secret"
+    secret.write_text("the instructor's")
+    real_stat = os.stat
+    swapped = []
+
+    def stat_then_swap(name, *args, **kwargs):
+        st = real_stat(name, *args, **kwargs)
+        if name == "answer.ipynb" and not swapped:
+            os.unlink(src / name)
+            os.symlink(secret, src / name)
+            swapped.append(True)
+        return st
+
+    monkeypatch.setattr(exchange.os, "stat", stat_then_swap)
+    policy = exchange.Policy(max_file_bytes=4000, max_submission_bytes=10000, max_entries=10)
+    with pytest.raises(exchange.Refused, match="answer.ipynb cannot be opened"):
+        exchange.walk(src, policy, tmp_path / "dest")
+    assert swapped and not (tmp_path / "dest" / "answer.ipynb").exists()
 
 
 def test_ids():
