@@ -22,21 +22,25 @@ sys.path.insert(0, HERE)
 try:
     from grading import budgets, ids, sanitize, speedups
     from grading.late import TenthPerDayLate
+    from grading.plugins import exchange
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
                                        HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
     sanitize.refuse_unreadable()  # a notebook nbformat cannot read scores 0 alone, with the reason
 except ImportError:  # this file copied without the grading/ package beside it
-    print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
+    print("[nbgrader_config] grading/ not found beside this file: autograde, feedback and the exchange use nbgrader's defaults",
           file=sys.stderr)
-    SandboxedExecute = None
+    SandboxedExecute = exchange = None
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
 c.CourseDirectory.course_id = "level23"
 c.CourseDirectory.root = HERE
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".DS_Store"]
+if exchange:
+    # An exchange that knows who submitted: owners, the exchange's time, no links, limits (grading/plugins/exchange.py).
+    exchange.register(c, "grading.plugins.exchange")
 
 # What the student sees where a solution was.
 c.ClearSolutions.code_stub = {

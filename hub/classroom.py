@@ -12,7 +12,9 @@ What ``Classroom.setup()`` lays out (``root`` is /srv/level23-hub unless told ot
                     the original (a pyenv under /root, which is 0700): hard links, no space
     root/venv       the course's environment (.venv), readable by every user: the same files
                     (hard links), its scripts pointing at root/venv
-    root/exchange   nbgrader's exchange, mode 0777 as nbgrader documents
+    root/exchange   nbgrader's exchange, mode 1777 (sticky), the course's folders made by the
+                    instructor (grading/plugins/exchange.py: make_exchange)
+    root/lib        grading/plugins/exchange.py as level23_exchange.py, for every user's nbgrader
     root/etc/jupyter           nbgrader_config.py for everyone: the exchange and the course id
     root/etc/jupyter-students  what students do not get: the formgrader and assignment creation
     root/etc/jupyter-instructors  the instructor's nbgrader config: the course's own config
@@ -36,6 +38,8 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from grading.plugins import exchange as course_exchange  # noqa: E402
 HUB = REPO / "hub"
 CONFIG = HUB / "jupyterhub_config.py"
 CHP = HUB / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -231,8 +235,10 @@ class Classroom:
         relocate_venv(self.source_venv, self.venv, self.base_python)
 
     def make_exchange(self):
-        self.exchange.mkdir(exist_ok=True)
-        os.chmod(self.exchange, 0o777)
+        """The exchange with the modes the course's exchange classes check, and those classes
+        where every user can import them."""
+        course_exchange.make_exchange(self.exchange, COURSE_ID, self.instructor)
+        course_exchange.install(self.root / "lib")
 
     def write_jupyter_config(self):
         etc = self.root / "etc"
@@ -240,9 +246,7 @@ class Classroom:
         for d in (common, students / "labconfig", instructors):
             d.mkdir(parents=True, exist_ok=True)
         (common / "nbgrader_config.py").write_text(
-            "c = get_config()  # noqa: F821\n"
-            f"c.Exchange.root = {str(self.exchange)!r}\n"
-            f"c.CourseDirectory.course_id = {COURSE_ID!r}\n")
+            course_exchange.shared_config(self.exchange, COURSE_ID, self.root / "lib", self.instructor))
         # Students see the Assignments tab and the Validate button, not the instructor's tools.
         (students / "labconfig" / "page_config.json").write_text(
             '{"disabledExtensions": {"@jupyter/nbgrader:formgrader": true, "@jupyter/nbgrader:course-list": true,'
