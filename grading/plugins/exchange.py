@@ -56,7 +56,6 @@ import datetime
 import fnmatch
 import os
 import pwd
-import re
 import shutil
 import stat
 import tempfile
@@ -82,40 +81,32 @@ CLASSES = {
     "release_feedback": "ReleaseFeedback",
     "fetch_feedback": "FetchFeedback",
 }
-_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]*\Z")
 _KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFSOCK: "a socket",
           stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
 # ---- ids ---------------------------------------------------------------------------------------
+# One id rule for the whole course (grading/ids.py); the hub's students import its copy, level23_ids.py,
+# which ``install`` puts beside this module's.
+try:
+    from grading import ids as _ids
+except ImportError:  # the hub's copy in /srv/level23-hub/lib
+    import level23_ids as _ids
+
+SHARED_IDS = "level23_ids"
+
+
 def id_problem(value):
-    """What is wrong with ``value`` as a student, course or assignment id, or None."""
-    if not value:
-        return "it is empty"
-    if len(value) > 100:
-        return f"it is {len(value)} characters long (at most 100)"
-    for ch in value:
-        if ord(ch) < 32 or ord(ch) == 127:
-            return f"it has a control character ({ch!r})"
-        if ord(ch) > 126:
-            return f"it has a non-ASCII character ({ch!r})"
-    for ch, name in ((" ", "a space"), ("+", "a '+' (nbgrader splits folder names on '+')"), ("/", "a '/'"),
-                     ("\\", "a '\\'"), ("*", "a '*'")):
-        if ch in value:
-            return f"it has {name}"
-    if ".." in value:
-        return "it has '..'"
-    if not _ID.match(value):
-        return "it does not start with a letter, digit or '_', or has a character other than letters, digits, '_', '.', '@', '-'"
-    return None
+    """What is wrong with ``value`` as a student, course or assignment id ("it ..."), or None."""
+    problem = _ids.problem(value)
+    return None if problem is None else f"it {problem}"
 
 
 def check_id(kind, value):
-    """``value`` when it is a plain id, else ValueError saying what is wrong with it."""
+    """``value`` when it is a plain id, else ValueError saying what is wrong with it (grading/ids.py's rule)."""
     problem = id_problem(value)
     if problem:
-        raise ValueError(f"{kind} {value!r} is not allowed: {problem}. Ids are letters, digits, '_', '.', '@' "
-                         f"and '-' (no space, '+', '/', '..', control or non-ASCII character)")
+        raise ValueError(f"{kind} {value!r} is not allowed: {problem} ({_ids.RULE})")
     return value
 
 
@@ -659,7 +650,10 @@ def install(lib_dir):
     """Copy this module to ``lib_dir`` as ``level23_exchange.py``, readable by every user."""
     os.makedirs(lib_dir, mode=0o755, exist_ok=True)
     target = os.path.join(lib_dir, SHARED_MODULE + ".py")
+    rule = os.path.join(lib_dir, SHARED_IDS + ".py")
     shutil.copyfile(os.path.abspath(__file__.replace(".pyc", ".py")), target)
+    shutil.copyfile(os.path.abspath(_ids.__file__.replace(".pyc", ".py")), rule)
     os.chmod(lib_dir, 0o755)
-    os.chmod(target, 0o644)
+    for path in (target, rule):
+        os.chmod(path, 0o644)
     return target
