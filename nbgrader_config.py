@@ -22,7 +22,8 @@ try:
     from grading import speedups
     from grading.late import TenthPerDayLate
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
-                                       HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
+                                       HideHiddenTestDetails, PageExporter, SandboxedExecute,
+                                       SanitizeStudentContent, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde and feedback use nbgrader's defaults",
@@ -68,6 +69,11 @@ if SandboxedExecute:
     c.GenerateFeedback.preprocessors = [
         GetGrades, HideHiddenTestDetails, ClearHiddenTestsInTestCells, CSSHTMLHeaderPreprocessor,
     ]
+    # Every page of a student's notebook runs no script of the student's: the feedback pages and the
+    # formgrader's view of a submission (both nbconvert's HTMLExporter) sanitise it first; the feedback
+    # page also forbids inline script (PageExporter: a content security policy).
+    c.HTMLExporter.preprocessors = [SanitizeStudentContent]
+    c.GenerateFeedback.exporter_class = PageExporter
 c.ClearHiddenTests.enforce_metadata = True
 # The feedback page has no widget manager: show each widget's static picture (its text/html).
 c.NbConvertBase.display_data_priority = ["text/html", "application/pdf", "text/latex", "image/svg+xml",
