@@ -24,7 +24,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 # 127.0.0.1:47931/xss-NAME for a picture (the test listens there); the last three only make a request.
 def _ran(name):
     return (f"try{{top.document.documentElement.setAttribute('data-xss-{name}','ran')}}catch(e){{}};"
-            f"new Image().src='http://127.0.0.1:47931/xss-{name}'")
+            f"new Image().src='http://127.0.0.1:47931/xss-{name}';void 0")  # void: a script link keeps the page
 
 
 def _request(name):
