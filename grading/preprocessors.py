@@ -239,6 +239,10 @@ class SanitizeStudentContent(SanitizeHTML):
     safe_output_keys = Set(default_value={"metadata", "text/plain", "text/latex", "application/json", "image/png",
                                           "image/jpeg", "image/svg+xml"}).tag(config=True)
 
+    def preprocess(self, nb, resources):
+        nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
+        return super().preprocess(nb, resources)
+
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown":
             cell.source = self.markdown_html(str(cell.source), cell.get("attachments") or {})

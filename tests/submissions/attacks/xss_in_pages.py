@@ -56,9 +56,22 @@ try:
              "text/plain": "widget"}, raw=True)
     display({"image/png": PNG}, raw=True, metadata={"filenames": {"image/png": _request("png-filename")}})
     # nbconvert writes a picture's width unquoted: a value with a space adds an attribute (no space nor quote in it)
-    unquoted = _ran("png-width").replace("new Image", "new/**/Image")
-    display({"image/png": PNG}, raw=True, metadata={"image/png": {"width": f"1 onerror={unquoted}"}})
+    unquoted = _ran("png-width").replace(" ", "/**/")
+    display({"image/png": "broken"}, raw=True, metadata={"image/png": {"width": f"1 onerror={unquoted}"}})
     print(f"<script>{_ran('stdout')}</script>")
-    print("ATTACK xss_in_pages: 17 script vectors displayed")
+    # An honest picture beside the attack: a matplotlib PNG (a data: URI in the page) must still show.
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1, 2], [0, 1, 0])
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    display(Image(data=buffer.getvalue(), format="png"))
+    print("ATTACK xss_in_pages: 18 outputs with script vectors displayed")
 except Exception as exc:
     print(f"ATTACK xss_in_pages: blocked: {exc!r}")
