@@ -275,16 +275,36 @@ class SanitizeStudentContent(SanitizeHTML):
         if "text/markdown" in data:
             data["text/markdown"] = self.markdown_html(data["text/markdown"], {})
 
+    # The lesson's cells and pictures repeat in every student's notebook: each short string is sanitised once
+    # per command (bleach costs ~20 ms a cell). At most CACHED strings of at most CACHED_CHARS each (~20 MB).
+    CACHED, CACHED_CHARS = 2_000, 4_000
+
+    def _remembered(self, name, key, size, compute):
+        if size > self.CACHED_CHARS:
+            return compute()
+        cache = self.__dict__.setdefault(name, {})
+        if key not in cache:
+            if len(cache) >= self.CACHED:
+                cache.clear()
+            cache[key] = compute()
+        return cache[key]
+
     def sanitize_html_tags(self, html_str):
         from bleach import clean
         from bleach.css_sanitizer import CSSSanitizer
 
-        return clean(html_str, tags=self.tags, attributes=self.attributes, protocols=["http", "https", "mailto", "data"],
-                     strip=self.strip, strip_comments=self.strip_comments,
-                     css_sanitizer=CSSSanitizer(allowed_css_properties=self.styles))
+        return self._remembered("_cleaned", html_str, len(html_str), lambda: clean(
+            html_str, tags=self.tags, attributes=self.attributes, protocols=["http", "https", "mailto", "data"],
+            strip=self.strip, strip_comments=self.strip_comments,
+            css_sanitizer=CSSSanitizer(allowed_css_properties=self.styles)))
 
     def markdown_html(self, source, attachments):
         """The sanitised HTML of ``source``, as one line, which markdown renders unchanged."""
+        if attachments:
+            return self._markdown_html(source, attachments)
+        return self._remembered("_rendered", source, len(source), lambda: self._markdown_html(source, {}))
+
+    def _markdown_html(self, source, attachments):
         from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
         try:
