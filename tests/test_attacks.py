@@ -115,7 +115,10 @@ def write_attack(root, path, release):
     target = catalogue.write_submission(root / "submitted", attack_student(path), header(text, "notebook"), text, release)
     if header(text, "markdown-cell"):
         nb = nbformat.read(target, as_version=4)
-        nb.cells.insert(nb.cells.index(catalogue.solution_cell(nb)), nbformat.v4.new_markdown_cell(header(text, "markdown-cell")))
+        cell = nbformat.v4.new_markdown_cell(header(text, "markdown-cell"))
+        if nb.nbformat_minor < 5:
+            del cell["id"]  # cell ids came with nbformat 4.5
+        nb.cells.insert(nb.cells.index(catalogue.solution_cell(nb)), cell)
         nbformat.write(nb, target)
     return target
 
