@@ -8,6 +8,8 @@
 - ``HideHiddenTestDetails`` (feedback): a failed hidden check shows the
   student its one-line message, never the hidden test's code. Tracebacks and
   anything printed inside a hidden test cell are removed.
+- ``SanitizeStudentContent`` (every HTML page of a notebook: feedback and the
+  formgrader) and ``PageExporter`` (feedback): no student script runs there.
 """
 
 import html
@@ -185,6 +187,7 @@ PAGE_TAGS = [
     # SVG drawn inline by the course's own pictures (spec_widgets.number_line_svg); never script, use or foreignObject
     "svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse", "text", "tspan", "title",
 ]
+SVG_TAGS = ("svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse", "text", "tspan")
 SVG_ATTRIBUTES = {
     "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "d", "points", "width", "height", "viewbox",
     "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray", "opacity", "transform",
@@ -194,8 +197,7 @@ PAGE_ATTRIBUTES = {
     "*": {"class", "title", "style", "align"},
     "a": {"href"}, "img": {"src", "alt", "width", "height"}, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"},
     **{f"h{n}": {"id"} for n in range(1, 7)},  # nbconvert's heading anchors
-    **{tag: SVG_ATTRIBUTES for tag in ("svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse",
-                                       "text", "tspan")},
+    **{tag: SVG_ATTRIBUTES for tag in SVG_TAGS},
 }
 PAGE_STYLES = ["color", "background-color", "font-style", "font-weight", "font-size", "font-family", "text-align",
                "text-decoration", "vertical-align", "white-space", "width", "height", "max-width", "display",
@@ -214,6 +216,8 @@ def page_attribute(tag, name, value):
         return False
     if tag == "img" and name == "src":
         return value.strip().lower().startswith(IMAGE_DATA)
+    if tag in SVG_TAGS and "url(" in re.sub(r"\s", "", value).lower() and not value.strip().startswith("url(#"):
+        return False  # an SVG paint from another document (fill="url(http://...)") would be a request
     if name == "href":  # bleach misses javascript: in an SVG <a>: only these schemes, or none (a relative link)
         scheme = re.match(r"([a-z][a-z0-9+.-]*):", re.sub(r"[\x00-\x20]", "", value).lower())
         return not scheme or scheme.group(1) in LINK_SCHEMES

@@ -43,7 +43,7 @@ SOURCE_DIR = pipeline.ROOT / "source" / ASSIGNMENT
 LISTENER_PORT = 47913
 XSS_PORT = 47931  # where the XSS attack's scripts, if they ran, would ask for a picture
 XSS = SUBMISSIONS / "attacks" / "xss_in_pages.py"
-XSS_DONE = "ATTACK xss_in_pages: 18 outputs with script vectors displayed"  # what it prints once all are out
+XSS_DONE = "ATTACK xss_in_pages: 19 outputs with script vectors displayed"  # what it prints once all are out
 
 
 def attack_student(path):

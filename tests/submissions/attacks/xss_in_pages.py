@@ -21,7 +21,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 
 
 # Each vector, if its script runs, marks the page (<html data-xss-NAME="ran">) and asks
-# 127.0.0.1:47931/xss-NAME for a picture (the test listens there); the last three only make a request.
+# 127.0.0.1:47931/xss-NAME for a picture (the test listens there); those built with _request only make one.
 def _ran(name):
     return (f"try{{top.document.documentElement.setAttribute('data-xss-{name}','ran')}}catch(e){{}};"
             f"new Image().src='http://127.0.0.1:47931/xss-{name}';void 0")  # void: a script link keeps the page
@@ -45,6 +45,7 @@ try:
     display(HTML(f"<math><mi xlink:href=\"javascript:{_ran('math-link')}\">xss-link-math</mi></math>"))
     display(HTML(f"<style>@import url({_request('style-import')});</style><b>styled</b>"))
     display(HTML(f"<p style=\"background:url({_request('style-url')})\">style url</p>"))
+    display(HTML(f"<svg><rect width='9' height='9' fill='url({_request('svg-fill')}#p)'/></svg>"))
     display(HTML(f"<script>{_ran('isolated')}</script>"), metadata={"isolated": True})
     display(SVG(f"<svg xmlns='http://www.w3.org/2000/svg' onload=\"{_ran('svg-mime')}\">"
                 f"<script>{_ran('svg-mime-script')}</script></svg>"))
@@ -72,6 +73,6 @@ try:
     fig.savefig(buffer, format="png")
     plt.close(fig)
     display(Image(data=buffer.getvalue(), format="png"))
-    print("ATTACK xss_in_pages: 18 outputs with script vectors displayed")
+    print("ATTACK xss_in_pages: 19 outputs with script vectors displayed")
 except Exception as exc:
     print(f"ATTACK xss_in_pages: blocked: {exc!r}")
