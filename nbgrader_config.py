@@ -24,7 +24,8 @@ try:
     from grading.late import TenthPerDayLate
     from grading.plugins import exchange
     from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
-                                       HideHiddenTestDetails, SandboxedExecute, feedback_html_only)
+                                       HideHiddenTestDetails, PageExporter, SandboxedExecute,
+                                       SanitizeStudentContent, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
     sanitize.refuse_unreadable()  # a notebook nbformat cannot read scores 0 alone, with the reason
@@ -81,6 +82,11 @@ if SandboxedExecute:
     c.GenerateFeedback.preprocessors = [
         GetGrades, HideHiddenTestDetails, ClearHiddenTestsInTestCells, CSSHTMLHeaderPreprocessor,
     ]
+    # Every page of a student's notebook runs no script of the student's: the feedback pages and the
+    # formgrader's view of a submission (both nbconvert's HTMLExporter) sanitise it first; the feedback
+    # page also forbids inline script (PageExporter: a content security policy).
+    c.HTMLExporter.preprocessors = [SanitizeStudentContent]
+    c.GenerateFeedback.exporter_class = PageExporter
 c.ClearHiddenTests.enforce_metadata = True
 # The feedback page has no widget manager: show each widget's static picture (its text/html).
 c.NbConvertBase.display_data_priority = ["text/html", "application/pdf", "text/latex", "image/svg+xml",

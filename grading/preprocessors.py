@@ -8,10 +8,14 @@
 - ``HideHiddenTestDetails`` (feedback): a failed hidden check shows the
   student its one-line message, never the hidden test's code. Tracebacks and
   anything printed inside a hidden test cell are removed.
+- ``SanitizeStudentContent`` (every HTML page of a notebook: feedback and the
+  formgrader) and ``PageExporter`` (feedback): no student script runs there.
 """
 
+import html
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -21,9 +25,11 @@ import nbformat
 
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
+from nbconvert.exporters import HTMLExporter
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
-from traitlets import Bool, Float, Integer, Unicode
+from traitlets import Any, Bool, Float, Integer, List, Set, Unicode
 
 from grading import budgets
 
@@ -161,6 +167,168 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
 
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
         return "Check failed." if language(assignment) == "en" else build.load_i18n(assignment).CHECK_FAILED
+
+
+# --------------------------------------------------------------------------- pages (issue 19)
+# Every page that shows a student's notebook (the feedback pages, the formgrader's view of a
+# submission) renders it through nbconvert's HTMLExporter: SanitizeStudentContent runs first, so no
+# student HTML, SVG, markdown or script output can run anything there. The pages that are ours
+# (feedback, the class report) also carry PAGE_CSP, which forbids every inline script.
+
+MATHJAX_DIR = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/"  # nbgrader's feedback template loads MathJax from here
+PAGE_CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            f"font-src 'self' data: {MATHJAX_DIR}; script-src {MATHJAX_DIR}; "
+            "base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'")
+CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
+
+PAGE_TAGS = [
+    "a", "abbr", "acronym", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del",
+    "details", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
+    "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary",
+    "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
+    # SVG drawn inline by the course's own pictures (spec_widgets.number_line_svg); never script, use or foreignObject
+    "svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse", "text", "tspan", "title",
+]
+SVG_TAGS = ("svg", "g", "rect", "line", "polyline", "polygon", "path", "circle", "ellipse", "text", "tspan")
+SVG_ATTRIBUTES = {
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "d", "points", "width", "height", "viewbox",
+    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray", "opacity", "transform",
+    "text-anchor", "dominant-baseline", "font-family", "font-size", "font-weight", "xmlns",
+}
+PAGE_ATTRIBUTES = {
+    "*": {"class", "title", "style", "align"},
+    "a": {"href"}, "img": {"src", "alt", "width", "height"}, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan"},
+    **{f"h{n}": {"id"} for n in range(1, 7)},  # nbconvert's heading anchors
+    **{tag: SVG_ATTRIBUTES for tag in SVG_TAGS},
+}
+PAGE_STYLES = ["color", "background-color", "font-style", "font-weight", "font-size", "font-family", "text-align",
+               "text-decoration", "vertical-align", "white-space", "width", "height", "max-width", "display",
+               "border", "border-left", "border-right", "border-top", "border-bottom", "border-collapse",
+               "padding", "padding-left", "padding-right", "padding-top", "padding-bottom",
+               "margin", "margin-left", "margin-right", "margin-top", "margin-bottom", "opacity", "line-height"]
+LINK_SCHEMES = ("http", "https", "mailto")
+IMAGE_DATA = ("data:image/png;", "data:image/jpeg;", "data:image/gif;", "data:image/svg+xml;")
+
+
+def page_attribute(tag, name, value):
+    """bleach's attribute filter: PAGE_ATTRIBUTES; a picture only from a data: URI (never a request),
+    a link only to LINK_SCHEMES."""
+    name = name.lower()
+    if name not in PAGE_ATTRIBUTES.get(tag, ()) and name not in PAGE_ATTRIBUTES["*"]:
+        return False
+    if tag == "img" and name == "src":
+        return value.strip().lower().startswith(IMAGE_DATA)
+    if tag in SVG_TAGS and "url(" in re.sub(r"\s", "", value).lower() and not value.strip().startswith("url(#"):
+        return False  # an SVG paint from another document (fill="url(http://...)") would be a request
+    if name == "href":  # bleach misses javascript: in an SVG <a>: only these schemes, or none (a relative link)
+        scheme = re.match(r"([a-z][a-z0-9+.-]*):", re.sub(r"[\x00-\x20]", "", value).lower())
+        return not scheme or scheme.group(1) in LINK_SCHEMES
+    return True
+
+
+class SanitizeStudentContent(SanitizeHTML):
+    """nbconvert's SanitizeHTML (bleach), with the course's allow-list, for every page of a student's notebook.
+
+    - text/html outputs and the SVG drawn in them keep the tags of PAGE_TAGS; any other tag
+      (``<script>``, ``<iframe>``, ``<foreignObject>``, ...) is shown as text, every event handler
+      and ``javascript:`` link is dropped, a picture is kept only from a data: URI.
+    - Markdown (cells and text/markdown outputs) is rendered first, as the page would, and then
+      sanitised; the page renders the result unchanged (one HTML block).
+    - application/javascript, widget views and every MIME type not listed are dropped; SVG outputs
+      stay (the page shows them as an <img>, where SVG runs no script); ``isolated`` HTML and output
+      file names (an <img> pointing anywhere) are dropped from output metadata.
+    """
+
+    tags = List(Unicode(), default_value=PAGE_TAGS).tag(config=True)
+    attributes = Any(default_value=page_attribute).tag(config=True)
+    styles = List(Unicode(), default_value=PAGE_STYLES).tag(config=True)
+    safe_output_keys = Set(default_value={"metadata", "text/plain", "text/latex", "application/json", "image/png",
+                                          "image/jpeg", "image/svg+xml"}).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown":
+            cell.source = self.markdown_html(str(cell.source), cell.get("attachments") or {})
+            return cell, resources
+        if cell.cell_type == "code":
+            if not isinstance(cell.get("execution_count"), (int, type(None))):
+                cell.execution_count = None  # the page writes the prompt's number unescaped
+            for output in cell.get("outputs", []):
+                self._clean_output(output)
+        return super().preprocess_cell(cell, resources, index)
+
+    def _clean_output(self, output):
+        metadata = output.get("metadata")
+        if isinstance(metadata, dict):
+            metadata.pop("filenames", None)
+            for value in metadata.values():
+                if isinstance(value, dict):
+                    value.pop("isolated", None)
+                    for size in ("width", "height"):  # nbconvert writes them unquoted into the <img>
+                        if size in value and not isinstance(value[size], (int, float)):
+                            del value[size]
+        if "execution_count" in output and not isinstance(output["execution_count"], int):
+            output["execution_count"] = None
+        data = output.get("data")
+        if not isinstance(data, dict):
+            return
+        for mime, value in list(data.items()):
+            if mime != "application/json" and not isinstance(value, str):
+                data[mime] = json.dumps(value, default=str)  # a non-string never reaches a template as markup
+        if "text/markdown" in data:
+            data["text/markdown"] = self.markdown_html(data["text/markdown"], {})
+
+    # The lesson's cells and pictures repeat in every student's notebook: each short string is sanitised once
+    # per command (bleach costs ~20 ms a cell). At most CACHED strings of at most CACHED_CHARS each (~20 MB).
+    CACHED, CACHED_CHARS = 2_000, 4_000
+
+    def _remembered(self, name, key, size, compute):
+        if size > self.CACHED_CHARS:
+            return compute()
+        cache = self.__dict__.setdefault(name, {})
+        if key not in cache:
+            if len(cache) >= self.CACHED:
+                cache.clear()
+            cache[key] = compute()
+        return cache[key]
+
+    def sanitize_html_tags(self, html_str):
+        from bleach import clean
+        from bleach.css_sanitizer import CSSSanitizer
+
+        return self._remembered("_cleaned", html_str, len(html_str), lambda: clean(
+            html_str, tags=self.tags, attributes=self.attributes, protocols=["http", "https", "mailto", "data"],
+            strip=self.strip, strip_comments=self.strip_comments,
+            css_sanitizer=CSSSanitizer(allowed_css_properties=self.styles)))
+
+    def markdown_html(self, source, attachments):
+        """The sanitised HTML of ``source``, as one line, which markdown renders unchanged."""
+        if attachments:
+            return self._markdown_html(source, attachments)
+        return self._remembered("_rendered", source, len(source), lambda: self._markdown_html(source, {}))
+
+    def _markdown_html(self, source, attachments):
+        from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+        try:
+            rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(source)
+        except Exception as e:  # e.g. a missing attachment: show the text, say why
+            rendered = f"<pre>{html.escape(source)}</pre><p><i>[not rendered: {html.escape(str(e))}]</i></p>"
+        clean = self.sanitize_html_tags(rendered).replace("\r", "").replace("\n", "&#10;")
+        return f"<div class='sanitized'>{clean}</div>"
+
+
+class PageExporter(HTMLExporter):
+    """nbconvert's HTMLExporter, whose page forbids inline script (CSP_META first in its <head>)."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        if "<head>" not in output:
+            raise ValueError("the page template has no <head>: the content security policy cannot be set")
+        return output.replace("<head>", f"<head>\n{CSP_META}", 1), resources
 
 
 class ResilientExecute(Execute):

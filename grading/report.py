@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 
 from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, pipeline, template
+from grading.preprocessors import CSP_META
 
 
 def not_graded_key(student, assignment):
@@ -93,7 +94,11 @@ def histogram(totals, path, out_of, title=ASSIGNMENT):
 
 
 def write(course=ROOT, db_url=None, not_graded=None):
-    """Write reports/index.html and reports/scores.png for the course; return the page's path."""
+    """Write reports/index.html and reports/scores.png for the course; return the page's path.
+
+    Every string from the gradebook or a worker (ids, reasons) is escaped, and the page's policy
+    (CSP_META) runs no script at all.
+    """
     course = Path(course)
     out = course / "reports"
     out.mkdir(exist_ok=True)
@@ -112,15 +117,16 @@ def write(course=ROOT, db_url=None, not_graded=None):
             + "".join(f"<td>{counts[lang][0]}</td><td>{counts[lang][1]}</td>" for lang in languages)
             + f"<td>{html.escape(label)}</td></tr>" for nb, g, counts, label in rows)
         by_edition = f" ({', '.join(f'{len(t)} in {a}' for a, t in tables.items())})" if len(tables) > 1 else ""
+        name, picture = html.escape(base), html.escape(picture)
         sections.append(
-            f"<h2 id='{base}'>{base}</h2><p>{len(totals)} students graded{html.escape(by_edition)}.</p>"
-            f"<img src='{picture}' alt='score histogram of {base}'>"
-            f"<h3>Checks, most failed first</h3><table class='checks' data-assignment='{base}'><tr>"
+            f"<h2 id='{name}'>{name}</h2><p>{len(totals)} students graded{html.escape(by_edition)}.</p>"
+            f"<img src='{picture}' alt='score histogram of {name}'>"
+            f"<h3>Checks, most failed first</h3><table class='checks' data-assignment='{name}'><tr>"
             f"<th>notebook</th><th>check</th>{editions}<th>what it checks</th></tr>{body}</table>")
     missing = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((not_graded or {}).items()))
     page = out / "index.html"
     page.write_text(
-        "<!doctype html><meta charset='utf-8'><title>Class report</title>"
+        f"<!doctype html><meta charset='utf-8'>{CSP_META}<title>Class report</title>"
         "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}td,th{padding:2px 8px;"
         "border-bottom:1px solid #ddd;text-align:left}</style>"
         "<h1>Class report</h1>"

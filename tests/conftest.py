@@ -132,3 +132,18 @@ def processes_of(uid):
     import subprocess
 
     return subprocess.run(["ps", "-o", "pid=", "-u", str(uid)], capture_output=True, text=True).stdout.split()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium per test module (Playwright's sync API allows one at a time): the pages' tests."""
+    import os
+
+    import lab
+
+    if not lab.chromium_path():
+        if os.environ.get("CI"):
+            raise RuntimeError("CI must run the browser tests: install Debian's chromium (apt-get install chromium)")
+        pytest.skip("no chromium: install it with `apt-get install chromium`")
+    with lab.browser() as browser:
+        yield browser

@@ -13,6 +13,10 @@ with every kernel in the sandbox. For each attack the tests prove:
   visible tests' second case and draw shapes), each listed in that commit.
 
 The network attack's listener is started here, on 127.0.0.1:47913; it must receive nothing.
+
+The XSS attack (`xss_in_pages`) is opened in headless Chromium, on its feedback page (file://) and
+in the formgrader of a real `jupyter lab` over the graded class: no script of the student's runs
+(its marks, a request to a listener on 127.0.0.1:47931, event handlers or script URLs in the page).
 """
 
 import hashlib
@@ -38,6 +42,9 @@ ATTACKS = sorted((SUBMISSIONS / "attacks").glob("*.py"))
 GOLDEN = json.loads((Path(__file__).parent / "golden_grades.json").read_text())
 SOURCE_DIR = pipeline.ROOT / "source" / ASSIGNMENT
 LISTENER_PORT = 47913
+XSS_PORT = 47931  # where the XSS attack's scripts, if they ran, would ask for a picture
+XSS = SUBMISSIONS / "attacks" / "xss_in_pages.py"
+XSS_DONE = "ATTACK xss_in_pages: 19 outputs with script vectors displayed"  # what it prints once all are out
 
 
 def attack_student(path):
@@ -103,6 +110,20 @@ class AttackedClass:
         return path.read_text() if path.exists() else ""
 
 
+def write_attack(root, path, release):
+    """The attack's submission; its ``markdown-cell`` header, if any, becomes a markdown cell above the answer."""
+    text = path.read_text()
+    target = catalogue.write_submission(root / "submitted", attack_student(path), header(text, "notebook"), text, release)
+    if header(text, "markdown-cell"):
+        nb = nbformat.read(target, as_version=4)
+        cell = nbformat.v4.new_markdown_cell(header(text, "markdown-cell"))
+        if nb.nbformat_minor < 5:
+            del cell["id"]  # cell ids came with nbformat 4.5
+        nb.cells.insert(nb.cells.index(catalogue.solution_cell(nb)), cell)
+        nbformat.write(nb, target)
+    return target
+
+
 @pytest.fixture(scope="session")
 def attacked_class(tmp_path_factory):
     root = pipeline.make_course(tmp_path_factory.mktemp("attacked"))
@@ -116,8 +137,7 @@ def attacked_class(tmp_path_factory):
         catalogue.write_submission(root / "submitted", a.student, nb, a.code, release)
     demo.build_class(root / "submitted", release, prefix="demo-")
     for path in ATTACKS:
-        catalogue.write_submission(root / "submitted", attack_student(path), header(path.read_text(), "notebook"),
-                                   path.read_text(), release)
+        write_attack(root, path, release)
     before = snapshot(root)
     listener = Listener(LISTENER_PORT)
     started = time.time()
@@ -300,3 +320,87 @@ def test_every_place_a_kernel_writes_is_capped_in_the_class_run(attacked_class):
     assert int(re.search(r"made (\d+) files", said["/tmp inodes"]).group(1)) <= sandbox.TMPFS_INODES, said
     assert said["/dev"].startswith("blocked") and said["memfd"].startswith("blocked"), said
     assert said["user namespace"].startswith("refused") and said["processes"].startswith("holding 240"), said
+
+
+# --------------------------------------------------------------------------- pages (issue 19)
+
+def scripts_that_ran(page, listener, scope="document"):
+    """What shows that a student's script ran in ``page``: its marks on <html>, requests that reached the
+    listener, and anything left in ``scope`` that could run one (an event handler, a script URL, a frame)."""
+    for text in ("xss-link-html", "xss-link-svg", "xss-link-md"):  # a click on every script link
+        for link in page.get_by_text(text, exact=True).all():
+            link.click(force=True, no_wait_after=True, timeout=5_000)
+    page.wait_for_timeout(500)
+    found = page.evaluate("""(scope) => {
+        const root = (scope !== 'document' && document.querySelector(scope)) || document;
+        const marks = [...document.documentElement.attributes].map(a => a.name).filter(n => n.startsWith('data-xss-'));
+        const risky = [...root.querySelectorAll('*')].flatMap(el => [...el.attributes]
+            .filter(a => a.name.startsWith('on') || /^\\s*(javascript|data:text)/i.test(a.value))
+            .map(a => `${el.tagName} ${a.name}`));
+        const frames = [...root.querySelectorAll('iframe, object, embed, frame')].map(el => el.tagName);
+        return [...marks, ...risky, ...frames];
+    }""", scope)
+    return found + [r.decode(errors="replace").split(" HTTP")[0] for r in listener.received]
+
+
+def open_without_scripts_running(browser, url, scope="document"):
+    listener = Listener(XSS_PORT)
+    page = browser.new_page()
+    try:
+        page.goto(url, wait_until="load", timeout=60_000)
+        return page, scripts_that_ran(page, listener, scope)
+    finally:
+        listener.close()
+
+
+def xss_feedback_page(root):
+    return root / "feedback" / attack_student(XSS) / ASSIGNMENT / f"{header(XSS.read_text(), 'notebook')}.html"
+
+
+def check_feedback_page(browser, root):
+    """The XSS student's feedback page runs none of its scripts, and still shows its text and pictures."""
+    page, ran = open_without_scripts_running(browser, xss_feedback_page(root).as_uri())
+    try:
+        assert not ran, f"a script of the student ran, or could run, in the feedback page: {ran}"
+        shown = page.evaluate("() => ({text: document.body.innerText,"
+                              " font: getComputedStyle(document.body).fontSize,"
+                              " plots: [...document.images].filter(i => i.src.startsWith('data:image/png')"
+                              " && i.naturalWidth > 100).length,"
+                              " svg: document.querySelectorAll('svg.spec-number-line').length})")
+        assert "<script>" in shown["text"] and XSS_DONE in shown["text"]
+        assert shown["font"] == "14px"  # the page's own inline styles apply under its policy
+        assert shown["plots"] == 1 and shown["svg"] >= 1  # its matplotlib PNG (data:) and the course's inline SVG show
+    finally:
+        page.close()
+
+
+def formgrader_submission_url(root, url, token):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        sid = gb.find_submission_notebook(header(XSS.read_text(), "notebook"), ASSIGNMENT, attack_student(XSS)).id
+    return f"{url}/formgrader/submissions/{sid}/?token={token}"
+
+
+def check_formgrader(browser, root, log):
+    """The instructor's formgrader view of the XSS submission, in a real `jupyter lab`, runs none of its scripts."""
+    import lab
+
+    with lab.jupyter_lab(root, log) as (url, token):
+        page, ran = open_without_scripts_running(browser, formgrader_submission_url(root, url, token), "#notebook")
+        try:
+            assert not ran, f"a script of the student ran, or could run, in the instructor's formgrader: {ran}"
+            text = page.locator("#notebook").first.inner_text()
+            assert XSS_DONE in text and "<script>" in text
+        finally:
+            page.close()
+
+
+@pytest.mark.browser
+def test_xss_runs_no_script_in_the_feedback_page(attacked_class, chromium):
+    check_feedback_page(chromium, attacked_class.root)
+
+
+@pytest.mark.browser
+def test_xss_runs_no_script_in_the_formgrader(attacked_class, chromium, tmp_path):
+    check_formgrader(chromium, attacked_class.root, tmp_path / "lab.log")

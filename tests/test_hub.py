@@ -6,12 +6,14 @@ The hub is hub/jupyterhub_config.py, laid out by hub/classroom.py with its own u
 1. the instructor releases Level 23 through nbgrader's exchange;
 2. student A logs in, fetches in the Assignments tab, submits once early, then opens
    02_reject_and_break.ipynb, types a correct answer, runs the visible test, presses Validate
-   and submits again; student B does the same with `continue` instead of `break`;
+   and submits again; student B does the same with `continue` instead of `break`, and with the
+   script vectors of tests/submissions/attacks/xss_in_pages.py after her answer;
 3. a due date is set and student C submits a correct answer after it (from a terminal);
 4. the instructor collects, grades with `make grade` (the grading sandbox, as the instructor),
    and releases feedback;
 5. each student fetches the feedback in the browser: A has full marks, B sees the failed
-   checks' hints and the diagnosis and no hidden test code; the gradebook and grades.csv hold
+   checks' hints and the diagnosis and no hidden test code, and none of her scripts runs there
+   nor in the instructor's formgrader view of her submission; the gradebook and grades.csv hold
    every student, C with the course's late penalty.
 
 A cannot list the submissions in the exchange, nor open the instructor's course through the
@@ -37,6 +39,7 @@ from playwright.sync_api import expect
 
 import lab
 from grading import ASSIGNMENT, catalogue, pipeline
+from test_attacks import XSS, XSS_DONE, XSS_PORT, Listener, scripts_that_ran
 from test_feedback import hidden_lines
 
 pytestmark = pytest.mark.hub
@@ -78,6 +81,9 @@ if _missing():
 ANSWER = {a.name: "\n".join(line for line in a.code.splitlines() if not line.startswith("# "))
           for a in catalogue.load(NB)}
 GOLDEN = json.loads((ROOT / "tests" / "golden_grades.json").read_text())
+# B's answer: `continue` (the XSS attack's baseline, verbatim), then the attack's script outputs.
+ANSWER_B = "\n".join(line for line in XSS.read_text().splitlines() if not line.startswith("# "))
+assert ANSWER_B.startswith(ANSWER["continue_not_break"])
 
 
 class Steps:
@@ -264,7 +270,7 @@ def test_one_assignment_through_the_hub(room, browser):
     with step("2d. student B: log in, Fetch, Submit, answer with continue, visible test, Validate, Submit"):
         page_b = login(browser, room, b)
         fetch_and_submit_early(page_b, b, room)
-        nb, validated = answer_in_notebook(page_b, assignments_tab(page_b), ANSWER["continue_not_break"])
+        nb, validated = answer_in_notebook(page_b, assignments_tab(page_b), ANSWER_B)
         errors = nb.error_cells()
         assert len(errors) == 1 and "You used continue after a rejection" in errors[0][1], errors
         assert "Success" not in validated and "continue" in validated, validated
@@ -327,9 +333,16 @@ def test_one_assignment_through_the_hub(room, browser):
         expect(feedback.locator("body")).to_contain_text("Score: 19.0 / 19.0")
         expect(feedback.locator("body")).to_contain_text("Diagnosis: none")
         shot(page_a.locator("#assignments"), "hub_assignments_tab", height=340)
-    with step("5b. student B fetches the feedback: hints, the diagnosis, no hidden code"):
-        _, feedback = fetch_feedback(page_b, room, b)
+    with step("5b. student B fetches the feedback: hints, the diagnosis, no hidden code, none of her scripts runs"):
+        listener = Listener(XSS_PORT)
+        try:
+            _, feedback = fetch_feedback(page_b, room, b)
+            ran = scripts_that_ran(feedback, listener)
+        finally:
+            listener.close()
+        assert not ran, f"a script of B ran, or could run, in her feedback page: {ran}"
         text = feedback.locator("body").inner_text()
+        assert XSS_DONE in text and "<script>" in text
         assert "Diagnosis: you use continue after a rejection" in text
         assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in text
         assert "you used continue; a rejection needs break" in text
@@ -367,3 +380,17 @@ def test_one_assignment_through_the_hub(room, browser):
         expect(row).to_be_visible(timeout=60_000)
         expect(row).to_contain_text("3")
         shot(page_i.locator("body"), "hub_formgrader")
+
+    with step("7b. instructor: the formgrader's view of B's submission runs none of B's scripts"):
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+            submission = gb.find_submission_notebook(NB, ASSIGNMENT, b).id
+        listener = Listener(XSS_PORT)
+        try:
+            page_i.goto(f"{room.url}/user/{instructor}/formgrader/submissions/{submission}/")
+            expect(page_i.locator("#notebook").first).to_contain_text(XSS_DONE, timeout=60_000)
+            ran = scripts_that_ran(page_i, listener, "#notebook")
+        finally:
+            listener.close()
+        assert not ran, f"a script of B ran, or could run, in the instructor's formgrader: {ran}"

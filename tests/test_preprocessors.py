@@ -43,3 +43,32 @@ def test_a_hidden_test_marker_in_a_students_cell_does_not_break_feedback():
     nb, _ = ClearHiddenTestsInTestCells().preprocess(nbformat.v4.new_notebook(cells=[student, test]), {})
     assert nb.cells[0].source == student.source
     assert "x != 2" not in nb.cells[1].source and "assert x == 1" in nb.cells[1].source
+
+
+def test_sanitiser_keeps_text_and_the_course_pictures_and_drops_every_script(monkeypatch):
+    """SanitizeStudentContent (every page of a student's notebook): hostile markup loses its power, never its text."""
+    from grading import ROOT
+    from grading.preprocessors import SanitizeStudentContent
+
+    monkeypatch.syspath_prepend(str(ROOT / "source" / "level23_speculative_decoding"))
+    import spec_widgets as widgets
+    svg = widgets.number_line_svg(widgets.acceptance(0.4, 0.5, 0.5))
+    outputs = [
+        nbformat.v4.new_output("display_data", data={"text/html": "<script>alert(1)</script><b onclick='x()'>bold</b>"}),
+        nbformat.v4.new_output("display_data", data={"text/html": svg}),
+        nbformat.v4.new_output("display_data", data={"application/javascript": "alert(2)"}),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1),
+    ]
+    markdown = nbformat.v4.new_markdown_cell("Look: ![a](attachment:a.png) <img src=x onerror=alert(3)>")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x", outputs=outputs), markdown])
+    nb.cells[0].outputs[2].data["text/html"] = {"not": "<i>a string</i>"}  # invalid, as a hostile kernel may write it
+    nb.cells[0].execution_count = "<script>"
+    nb, _ = SanitizeStudentContent().preprocess(nb, {})
+    html = [o.data.get("text/html") for o in nb.cells[0].outputs]
+    assert html[0] == "&lt;script&gt;alert(1)&lt;/script&gt;<b>bold</b>"
+    assert html[1].count("<rect") == svg.count("<rect") == 2 and html[1].count("<text") == svg.count("<text") > 0
+    assert "application/javascript" not in nb.cells[0].outputs[2].data and html[2] == '{"not": "<i>a string</i>"}'
+    assert nb.cells[0].execution_count is None
+    source = nb.cells[1].source
+    assert "\n" not in source and "<img" not in source and "Look:" in source  # shown as text
+    assert "[not rendered: missing attachment: a.png]" in source
