@@ -203,3 +203,107 @@ def test_non_finite_values_cross_the_wire_as_values():
     judge = judge_for(NAN_WEIGHTS, L24)
     said = error_of(judge.outputs(cell("01_correction_token", "test_visible", L24)))
     assert "torch.multinomial refused" in said and judge.kernel_gone is None, said
+
+
+# ------------------------------------------------------------------ item 5: the grader bounds what it reads (a real kernel)
+
+class LiveKernel:
+    """One sandboxed kernel driven as SandboxedExecute drives it in phase 2: ``call`` is its ``_call``."""
+
+    def __init__(self, timeout=3, grace=1):
+        from nbclient import NotebookClient
+
+        from grading import sandbox
+        from grading.preprocessors import SandboxedExecute
+
+        source = ROOT / "source" / ASSIGNMENT
+        self.ex = SandboxedExecute(timeout=timeout, interrupt_grace=grace)
+        self.ex._judge = Judge(source / "spec_checks.py", self.ex._call)
+        self.ex._stopped = None
+        self.ex.kernel_manager_class = sandbox.kernel_manager_class()
+        NotebookClient.__init__(self.ex, nbformat.v4.new_notebook(), None)
+        self.ex.resources = {"metadata": {"path": str(source)}}
+        self._setup = self.ex.setup_kernel()
+
+    def __enter__(self):
+        self._setup.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._setup.__exit__(*exc)
+
+    def run(self, code):
+        reply = self.ex.wait_for_reply(self.ex.kc.execute(code))
+        assert reply["content"]["status"] == "ok", reply["content"]
+
+    def call(self, content):
+        return self.ex._call(content)
+
+
+REQUEST = {"helper": "run_verify", "function": "verify_draft", "case": [[[4, 0.3, 0.6]], 41, [], "list"],
+           "args": [], "kwargs": {"draws": [0.2]}}
+
+STRAY_REPLIES = """
+import time
+kernel = get_ipython().kernel
+def stray(stream, idents, parent):   # answers no request, every 0.25 s, for 20 s
+    socket = getattr(stream, "socket", stream)
+    for _ in range(80):
+        kernel.session.send(socket, "grader_call_reply", {"status": "ok", "data": None},
+                            {"msg_id": "another request", "msg_type": "grader_call_request"}, idents)
+        time.sleep(0.25)
+kernel.shell_handlers["grader_call_request"] = stray
+"""
+
+
+def test_a_stream_of_stray_replies_cannot_hold_a_call_past_its_deadline():
+    with LiveKernel(timeout=3, grace=1) as kernel:
+        kernel.run(STRAY_REPLIES)
+        started = time.monotonic()
+        with pytest.raises(KernelGone):
+            kernel.call(REQUEST)
+        took = time.monotonic() - started
+    assert took < 3 + 1 + 2.5, f"one call took {took:.1f} s; its budget is 3 + 1 s"
+
+
+OVERSIZE_REPLY = """
+kernel = get_ipython().kernel
+packed = kernel.session.pack({"status": "ok", "data": [[]] * 15_000_000})   # 45 MB of JSON, made beforehand
+def oversize(stream, idents, parent):   # one reply of 15 million empty lists
+    kernel.session.send(getattr(stream, "socket", stream), "grader_call_reply", packed, parent, idents)
+kernel.shell_handlers["grader_call_request"] = oversize
+"""
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_an_oversize_reply_is_refused_before_it_is_read():
+    with LiveKernel(timeout=3, grace=1) as kernel:
+        kernel.run(OVERSIZE_REPLY)
+        before, started = peak_rss_mib(), time.monotonic()
+        with pytest.raises(KernelGone):
+            kernel.call(REQUEST)
+        grew, took = peak_rss_mib() - before, time.monotonic() - started
+    assert grew < 50, f"the grader's peak memory grew by {grew:.0f} MiB reading one reply"
+    assert took < 3 + 1 + 2.5, f"one call took {took:.1f} s"
+
+
+def test_a_forged_reply_for_another_request_or_twice_is_not_taken():
+    honest = answer_code("02_reject_and_break", "correct_gather")
+    with LiveKernel(timeout=3, grace=1) as kernel:
+        kernel.run("import torch\n" + honest + """
+kernel = get_ipython().kernel
+real = kernel.shell_handlers["grader_call_request"]
+def twice(stream, idents, parent):
+    socket = getattr(stream, "socket", stream)
+    kernel.session.send(socket, "grader_call_reply", {"status": "ok", "data": "forged"},
+                        {"msg_id": "another request"}, idents)
+    real(stream, idents, parent)
+    real(stream, idents, parent)
+kernel.shell_handlers["grader_call_request"] = twice
+""")
+        first, second = kernel.call(REQUEST), kernel.call(dict(REQUEST, kwargs={"draws": [0.9]}))
+    assert first["status"] == second["status"] == "ok"
+    assert first["data"]["tokens"] == [4] and second["data"]["tokens"] == []
