@@ -69,7 +69,7 @@ def answer(helpers, user_ns, request):
 
 
 def _helpers_only(helpers):
-    """What ``answer`` needs of the helper module, without the module itself (a frozen class)."""
+    """What ``answer`` needs of the helper module, as an object of its own: not the module itself."""
     names = ("REMOTE_HELPERS", "STUDENT_FUNCTIONS", "case_from_wire", "to_wire") + tuple(helpers.REMOTE_HELPERS)
     values = {name: getattr(helpers, name) for name in names}
     values["REMOTE_HELPERS"], values["STUDENT_FUNCTIONS"] = tuple(values["REMOTE_HELPERS"]), tuple(

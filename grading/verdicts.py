@@ -112,10 +112,15 @@ def _student_error(ename, evalue):
     return type(ename, (Exception,), {})(evalue)
 
 
+def known_error(ename):
+    """``ename`` if it names a builtin exception (or the helpers' TimeBudgetExceeded), else "Exception"."""
+    return ename if ename in _KNOWN_ERRORS else "Exception"
+
+
 def hidden_error(helpers, ename, function):
     """The student's exception in a hidden check: its type (a known name, else "Exception") and the
     grader's words, never the student's message."""
-    ename = ename if ename in _KNOWN_ERRORS else "Exception"
+    ename = known_error(ename)
     return _student_error(ename, helpers.HIDDEN_TEXT["raised"].format(error=ename, function=function))
 
 
@@ -207,7 +212,11 @@ class Judge:
                     raise KernelGone(f"the kernel sent {exc}") from None
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(self.helpers.trace(helper, result))
-                return self.helpers.hide(helper, result, case, self.shown, args, kwargs) if self.hidden else result
+                if not self.hidden:
+                    return result
+                if getattr(result, "ename", None) is not None:  # a class name is the student's own words too
+                    result.ename = known_error(result.ename)
+                return self.helpers.hide(helper, result, case, self.shown, args, kwargs)
             if status == "missing":
                 raise NameError(f"name '{function.name}' is not defined: run the cell that defines it")
             if status == "raised" and self.hidden:

@@ -94,6 +94,20 @@ def test_a_hidden_check_drops_what_its_hidden_part_prints():
     assert segments(source)[1][1] is True and segments("x = 1\n") == [("x = 1\n", False)]
 
 
+NAMED_ERROR = """
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    raise type("p_" + "_".join(str(int(1000 * draft_probs[i, int(t)])) for i, t in enumerate(draft_tokens)),
+               (Exception,), {})()
+"""
+
+
+def test_a_hidden_check_does_not_show_an_exception_class_the_student_named():
+    judge = judge_for(NAMED_ERROR)
+    said = error_of(judge.outputs(cell("02_reject_and_break", "hidden_other_draft")))
+    assert "p_" not in said and "Exception raised by verify_draft" in said, said
+    assert "p_" in error_of(judge.outputs(cell("02_reject_and_break", "test_visible")))
+
+
 ENCODES_THE_CASE = """
 def verify_draft(draft_probs, target_probs, draft_tokens):
     torch.rand(int(target_probs[0].argmax()) + 40)    # a draw shape that carries the case
