@@ -327,7 +327,7 @@ class SandboxedExecute(ResilientExecute):
         msg = self.kc.session.msg("grader_call_request", content)
         self.kc.shell_channel.send(msg)
         deadline = time.monotonic() + (self.timeout or 60)
-        interrupted = False
+        interrupted, unreadable = False, 0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -350,7 +350,9 @@ class SandboxedExecute(ResilientExecute):
                     deadline = 0  # a dead kernel sends nothing more: say so now
                 continue
             except Exception as exc:  # a message jupyter_client could not read (signature, JSON): skip it
-                self.log.warning("An unreadable message from the kernel of %s: %s", self._student_label(), exc)
+                if not unreadable:
+                    self.log.warning("An unreadable message from the kernel of %s: %s", self._student_label(), exc)
+                unreadable += 1
                 continue
             parent = reply.get("parent_header") if isinstance(reply, dict) else None
             if isinstance(parent, dict) and parent.get("msg_id") == msg["header"]["msg_id"]:
