@@ -18,9 +18,9 @@ the grader compares the reply itself (grading/verdicts.py).
 """
 
 import importlib.util
+import math
 import os
 import sys
-
 
 
 def load_private(path, name="_grader_helpers"):
@@ -31,8 +31,29 @@ def load_private(path, name="_grader_helpers"):
     return module
 
 
+NON_FINITE = ("nan", "inf", "-inf")
+
+
+def encode(data):
+    """JSON data with each non-finite float as ``{"float": "nan" | "inf" | "-inf"}``: a value, not an error.
+
+    (JSON has no nan; jupyter_client refuses it.) grading/verdicts.py decodes it.
+    """
+    if type(data) is float and not math.isfinite(data):
+        return {"float": repr(data)}
+    if type(data) in (list, tuple):
+        return [encode(x) for x in data]
+    if type(data) is dict:
+        return {k: encode(v) for k, v in data.items()}
+    return data
+
+
 def answer(helpers, user_ns, request):
-    """The reply to one grader call: run the named helper on the student's function, as plain data."""
+    """The reply to one grader call: run the named helper on the student's function, as plain data.
+
+    ``helpers`` is the helper module, or anything with its REMOTE_HELPERS, STUDENT_FUNCTIONS,
+    case_from_wire, to_wire and the remote helpers as attributes (``_helpers_only``).
+    """
     helper, name = request.get("helper"), request.get("function")
     if helper not in helpers.REMOTE_HELPERS or name not in helpers.STUDENT_FUNCTIONS:
         return {"status": "refused"}
@@ -43,12 +64,26 @@ def answer(helpers, user_ns, request):
     try:
         result = getattr(helpers, helper)(function, case, *request.get("args", []), **request.get("kwargs", {}))
     except BaseException as exc:  # the student's error is part of the answer
-        return {"status": "raised", "ename": type(exc).__name__, "evalue": str(exc)[:500]}
-    return {"status": "ok", "data": helpers.to_wire(helper, result)}
+        return {"status": "raised", "ename": type(exc).__name__[:60], "evalue": str(exc)[:500]}
+    return {"status": "ok", "data": encode(helpers.to_wire(helper, result))}
+
+
+def _helpers_only(helpers):
+    """What ``answer`` needs of the helper module, as an object of its own: not the module itself."""
+    names = ("REMOTE_HELPERS", "STUDENT_FUNCTIONS", "case_from_wire", "to_wire") + tuple(helpers.REMOTE_HELPERS)
+    values = {name: getattr(helpers, name) for name in names}
+    values["REMOTE_HELPERS"], values["STUDENT_FUNCTIONS"] = tuple(values["REMOTE_HELPERS"]), tuple(
+        values["STUDENT_FUNCTIONS"])
+    return type("helpers", (), {"__slots__": (), **{k: staticmethod(v) if callable(v) else v
+                                                    for k, v in values.items()}})()
 
 
 def _handler(kernel, helpers):
+    """The grader_call_request handler. Its closure holds the few functions ``answer`` calls, not the
+    helper module; student code can still reach them (as any Python object in its process), but no
+    verdict rests on what they report: the grader decides (grading/verdicts.py)."""
     settrace, setprofile, send = sys.settrace, sys.setprofile, kernel.session.send  # taken before student code
+    helpers = _helpers_only(helpers)
 
     def grader_call_request(stream, idents, parent):
         settrace(None)
@@ -56,7 +91,7 @@ def _handler(kernel, helpers):
         try:
             content = answer(helpers, kernel.shell.user_ns, parent["content"])
         except BaseException as exc:
-            content = {"status": "raised", "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+            content = {"status": "raised", "ename": type(exc).__name__[:60], "evalue": str(exc)[:500]}
         send(stream, "grader_call_reply", content, parent, idents)
     return grader_call_request
 

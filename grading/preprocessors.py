@@ -22,6 +22,7 @@ from pathlib import Path
 from queue import Empty
 
 import nbformat
+import zmq
 
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
@@ -480,6 +481,8 @@ class SandboxedExecute(ResilientExecute):
 
     source_dir = Unicode(help="The assignment's source folder, with {assignment} in it").tag(config=True)
     helpers_file = Unicode("spec_checks.py", help="The course's helper module in the source folder").tag(config=True)
+    max_message_bytes = Integer(2 * 2**20, help="Largest message part read from the kernel (zmq MAXMSGSIZE): a "
+                                "larger one is dropped before it is parsed, and the connection reset").tag(config=True)
 
     def preprocess(self, nb, resources=None, km=None):
         from nbclient import NotebookClient
@@ -535,6 +538,13 @@ class SandboxedExecute(ResilientExecute):
 
         km = super().create_kernel_manager()
         km.helpers_path = str(self._judge.helpers.__file__)
+        client, cap = km.client, self.max_message_bytes
+
+        def capped_client(**kwargs):  # every socket of the grader's client refuses larger messages unread
+            kc = client(**kwargs)
+            kc.context.setsockopt(zmq.MAXMSGSIZE, cap)
+            return kc
+        km.client = capped_client
         if isinstance(km, sandbox.SandboxedKernelManager):
             folder = self.resources.get("metadata", {}).get("path") or "."
             km.sandbox_files = {rel: str(host) for host, rel in sandbox.workdir_files(folder)}
@@ -563,19 +573,19 @@ class SandboxedExecute(ResilientExecute):
         return run_sync(self._async_call)(content)
 
     async def _async_call(self, content):
+        """The reply to one grader call, within an absolute deadline (``timeout``, then ``interrupt_grace``
+        after an interrupt): messages that answer something else, or cannot be read, are skipped and
+        extend nothing."""
         from grading.verdicts import KernelGone
 
         msg = self.kc.session.msg("grader_call_request", content)
         self.kc.shell_channel.send(msg)
         deadline = time.monotonic() + (self.timeout or 60)
-        interrupted = False
+        interrupted, unreadable = False, 0
         while True:
-            try:
-                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=0.5))
-            except Empty:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 alive = await ensure_async(self.km.is_alive())
-                if alive and time.monotonic() < deadline:
-                    continue
                 if alive and not interrupted:
                     self.log.error("A check ran longer than %s s in %s; interrupting it", self.timeout,
                                    self._student_label())
@@ -587,8 +597,20 @@ class SandboxedExecute(ResilientExecute):
                 self._stopped = f"{why}, so this check could not run"
                 await ensure_async(self.km.shutdown_kernel(now=True))
                 raise KernelGone(self._stopped) from None
-            if reply.get("parent_header", {}).get("msg_id") == msg["header"]["msg_id"]:
-                if reply["header"]["msg_type"] != "grader_call_reply":
+            try:
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(0.5, left)))
+            except Empty:
+                if not await ensure_async(self.km.is_alive()):
+                    deadline = 0  # a dead kernel sends nothing more: say so now
+                continue
+            except Exception as exc:  # a message jupyter_client could not read (signature, JSON): skip it
+                if not unreadable:
+                    self.log.warning("An unreadable message from the kernel of %s: %s", self._student_label(), exc)
+                unreadable += 1
+                continue
+            parent = reply.get("parent_header") if isinstance(reply, dict) else None
+            if isinstance(parent, dict) and parent.get("msg_id") == msg["header"]["msg_id"]:
+                if reply["header"]["msg_type"] != "grader_call_reply" or not isinstance(reply.get("content"), dict):
                     raise KernelGone("the kernel sent no valid answer")
                 return reply["content"]
 

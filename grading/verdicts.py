@@ -15,7 +15,17 @@ process, never in the student's kernel:
 
 So display hooks, patched sessions, tracebacks switched off, rebound builtins or a
 traced check in the kernel change nothing: the kernel only ever answers "what did
-your function do with this input".
+your function do with this input". No verdict rests on the kernel's word about a
+property: the helpers' ``from_wire`` checks every field of a reply for content and
+decides each property from results it compares with its own (the inputs' values after
+the call against what it sent, the draws it scripted against the calls made).
+
+Where visible ends and hidden begins is the ``### BEGIN HIDDEN TESTS`` marker. While the
+hidden part of a cell runs, what it prints is dropped, and its messages hold no word or
+value of the student's own: the student's exception keeps only its type (``hidden_error``),
+and the helpers' ``hide`` turns the reply's values into ones whose text says they are not
+shown, unless they could only be the case's own ids. The visible part still shows the
+student's own message.
 """
 
 import builtins
@@ -26,7 +36,7 @@ import re
 import nbformat
 from nbgrader import utils
 
-from grading.kernel_harness import load_private
+from grading.kernel_harness import NON_FINITE, load_private
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}")
@@ -62,11 +72,35 @@ class StudentFunction:
         return f"<student function {self.name}>"
 
 
-def behaviour(data):
-    """What one run showed, without the student's own wording (error messages, reprs)."""
-    out = {k: v for k, v in data.items() if k != "result_repr"}
-    out["error"] = data["error"].split(":", 1)[0] if data.get("error") else None
-    return out
+MAX_NODES = 1_000_000  # values in one reply, past which decode() refuses it (the message size caps it first)
+
+
+def decode(data):
+    """A reply's data with each ``{"float": "nan" | "inf" | "-inf"}`` (kernel_harness.encode) as that float.
+
+    Walks without recursion and refuses (ValueError) more than MAX_NODES values.
+    """
+    if type(data) is dict and set(data) == {"float"} and data["float"] in NON_FINITE:
+        return float(data["float"])
+    root = [data]
+    stack, nodes = [(root, 0)], 0
+    while stack:
+        parent, key = stack.pop()
+        value = parent[key]
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise ValueError("a reply too large to read")
+        if type(value) is dict and set(value) == {"float"} and value["float"] in NON_FINITE:
+            parent[key] = float(value["float"])
+        elif type(value) is dict:
+            stack.extend((value, k) for k in value)
+        elif type(value) is list:
+            stack.extend((value, i) for i in range(len(value)))
+    return root[0]
+
+
+_KNOWN_ERRORS = frozenset(name for name, obj in vars(builtins).items()
+                          if isinstance(obj, type) and issubclass(obj, BaseException)) | {"TimeBudgetExceeded"}
 
 
 def _student_error(ename, evalue):
@@ -76,6 +110,67 @@ def _student_error(ename, evalue):
     if ename == "AssertionError":
         return AssertionError(evalue)
     return type(ename, (Exception,), {})(evalue)
+
+
+def known_error(ename):
+    """``ename`` if it names a builtin exception (or the helpers' TimeBudgetExceeded), else "Exception"."""
+    return ename if ename in _KNOWN_ERRORS else "Exception"
+
+
+def hidden_error(helpers, ename, function):
+    """The student's exception in a hidden check: its type (a known name, else "Exception") and the
+    grader's words, never the student's message."""
+    ename = known_error(ename)
+    return _student_error(ename, helpers.HIDDEN_TEXT["raised"].format(error=ename, function=function))
+
+
+class _NotShown:
+    """A value whose text (str, repr, format) is the grader's "not shown"; it compares and computes as itself."""
+
+    __slots__ = ()
+    text = "(not shown)"
+
+    def __repr__(self):
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return self.text
+
+
+def not_shown(text):
+    """``shown(value, safe)``: ``value`` if safe, else the same value whose text is ``text``."""
+    classes = {}
+
+    def shown(value, safe):
+        if safe:
+            return value
+        base = type(value)
+        if base not in classes:
+            classes[base] = type(f"NotShown{base.__name__}", (_NotShown, base), {"__slots__": (), "text": text})
+        return classes[base](value)
+    return shown
+
+
+def segments(source):
+    """The cell as [(code, hidden)], in order, split at the hidden tests' markers.
+
+    A cell whose parts do not compile on their own (a hidden block inside an indented one) is one hidden segment.
+    """
+    parts, at = [], 0
+    for match in HIDDEN.finditer(source):
+        parts.append((source[at:match.start()], False))
+        parts.append((match.group(0), True))
+        at = match.end()
+    parts.append((source[at:], False))
+    parts = [(code, hidden) for code, hidden in parts if code.strip()]
+    try:
+        for code, _ in parts:
+            compile(code, "<test cell>", "exec")
+    except SyntaxError:
+        return [(source, HIDDEN.search(source) is not None)]
+    return parts
 
 
 class Judge:
@@ -91,6 +186,8 @@ class Judge:
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
         self.kernel_gone = None
+        self.hidden = False    # True while the hidden part of a test cell runs
+        self.shown = not_shown(self.helpers.HIDDEN_TEXT["value"])
 
     def _remote_module(self):
         helpers = self.helpers
@@ -109,14 +206,21 @@ class Judge:
             status = reply.get("status") if isinstance(reply, dict) else None
             if status == "ok":
                 try:
-                    result = self.helpers.from_wire(helper, reply.get("data"))
-                except ValueError as exc:
+                    result = self.helpers.from_wire(helper, decode(reply.get("data")), case, args, kwargs,
+                                                    function.name)
+                except (ValueError, TypeError, RecursionError) as exc:
                     raise KernelGone(f"the kernel sent {exc}") from None
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
-                    self.trace.append(behaviour(reply["data"]))
-                return result
+                    self.trace.append(self.helpers.trace(helper, result))
+                if not self.hidden:
+                    return result
+                if getattr(result, "ename", None) is not None:  # a class name is the student's own words too
+                    result.ename = known_error(result.ename)
+                return self.helpers.hide(helper, result, case, self.shown, args, kwargs)
             if status == "missing":
                 raise NameError(f"name '{function.name}' is not defined: run the cell that defines it")
+            if status == "raised" and self.hidden:
+                raise hidden_error(self.helpers, reply.get("ename"), function.name)
             if status == "raised":
                 raise _student_error(reply.get("ename"), reply.get("evalue", ""))
             raise KernelGone("the kernel sent no valid answer")
@@ -133,17 +237,26 @@ class Judge:
         return ns
 
     def outputs(self, source):
-        """Run one whole test cell here; return its outputs (printed lines, then the error if it failed)."""
+        """Run one whole test cell here; return its outputs (printed lines, then the error if it failed).
+
+        What the hidden part prints is dropped.
+        """
         printed = io.StringIO()
         error = None
+        namespace = self.namespace()
         try:
-            with contextlib.redirect_stdout(printed):
-                exec(compile(source, "<test cell>", "exec"), self.namespace())
+            for code, hidden in segments(source):
+                self.hidden = hidden
+                out = io.StringIO() if hidden else printed
+                with contextlib.redirect_stdout(out):
+                    exec(compile(code, "<test cell>", "exec"), namespace)
         except KernelGone as exc:
             self.kernel_gone = str(exc)
             error = ("NotRun", f"not checked: {exc}")
         except Exception as exc:
             error = (type(exc).__name__, str(exc))
+        finally:
+            self.hidden = False
         outputs = []
         if printed.getvalue():
             outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed.getvalue()))

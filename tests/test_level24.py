@@ -87,14 +87,17 @@ def test_messages_name_each_wrong_distribution():
 
 
 def test_from_wire_refuses_malformed_replies():
-    good = sc.to_wire("run_step", sc.run_step(reference, sc.visible_case(True), draws=[0.7], picks=[2]))
-    assert sc.from_wire("run_step", json.loads(json.dumps(good))).tokens == [0, 2]
+    case = sc.visible_case(True)
+    good = sc.to_wire("run_step", sc.run_step(reference, case, draws=[0.7], picks=[2]))
+    assert sc.from_wire("run_step", json.loads(json.dumps(good)), case).tokens == [0, 2]
     for bad in ({**good, "events": [["multinomial", 1, "x"]]}, {**good, "tokens": [1.5]}, {**good, "extra": 1},
-                {**good, "events": [["rand"]] * 2}):
+                {**good, "events": [["rand"]] * 2}, {**good, "events": [["rand", [1]]] * 1001},
+                {**good, "inputs_changed": False}, {**good, "after": good["after"][:2]}):
         with pytest.raises(ValueError):
-            sc.from_wire("run_step", bad)
-    with pytest.raises(ValueError):
-        sc.from_wire("sample_steps", [[1, -2], 0.5])
+            sc.from_wire("run_step", bad, case)
+    for bad in ([[1, -2], 0.5], [[1, 2], 0.5], [[1, 2, 3, 4], float("inf")], [[4000, 1, 0, 0], 1.0]):
+        with pytest.raises(ValueError):
+            sc.from_wire("sample_steps", bad, case, (4000,))
 
 
 def test_sample_steps_is_seeded():

@@ -368,6 +368,12 @@ HELPERS = {
             "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
             "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？",
         },
+        "hidden": {
+            "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请 append token_id",
+            "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
+            "value": "（隐藏检查不显示）",
+        },
         "check": {
             "problem_hint": "{problem}。{hint}",
             "got_expected": "{hint}（得到 {got}，期望 {expected}）",

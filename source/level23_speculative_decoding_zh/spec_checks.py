@@ -41,6 +41,12 @@ TEXT = {
         "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
         "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？"
     },
+    "hidden": {
+        "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请 append token_id",
+        "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
+        "value": "（隐藏检查不显示）"
+    },
     "check": {
         "problem_hint": "{problem}。{hint}",
         "got_expected": "{hint}（得到 {got}，期望 {expected}）",
@@ -263,6 +269,9 @@ class Run:
     draws_used = bad_shapes = ()
     inputs_changed = rand_replaced = False
     rebound = ()
+    exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
+    after = ()                # the inputs after the call (in the kernel)
+    k = 0                     # the case's number of positions
 
     def __repr__(self):
         return f"Run(tokens={self.tokens!r}, calls={self.calls}, problem={self.problem!r})"
@@ -302,6 +311,7 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     also notes the position of each draw).
     """
     run = Run()
+    run.k = _count(case.positions)
     before = _snapshot(case)
     fake = rand or ScriptedRand(draws)
     real = torch.rand
@@ -313,7 +323,8 @@ def run_verify(verify_draft, case, draws=(), rand=None):
             with time_budget(CALL_BUDGET_SECONDS), seeded(2300):
                 run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
     except BaseException as exc:  # the student's error is what we report
-        run.error = f"{_type(exc).__name__}: {exc}"
+        run.exception, run.ename = exc, _type(exc).__name__
+        run.error = f"{run.ename}: {exc}"
     finally:
         run.rand_replaced = run.rand_replaced or torch.rand is not fake
         torch.rand = real
@@ -322,24 +333,29 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     run.bad_shapes = [s for s in fake.shapes if s != (1,)]
     run.tokens = _as_tokens(run.result)
     run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
-    after = (case.draft_probs, case.target_probs, case.draft_tokens)
-    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
+    run.after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, run.after))
     run.rebound = _rebound_builtins()
     run.problem = _first_problem(run)
     return run
 
 
-def _first_problem(run):
+def _first_problem(run, hidden=False):
+    """The first thing wrong with the run, or None; ``hidden``: in words of the grader's only (hide())."""
     if run.rebound:
         return TEXT["problem"]["rebound"].format(names=", ".join(run.rebound))
     if run.rand_replaced:
         return TEXT["problem"]["rand_replaced"]
-    if run.error is not None and run.error.startswith("NotImplementedError"):
+    if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
         return TEXT["problem"]["not_written"]
+    if run.error is not None and hidden:
+        return TEXT["hidden"]["raised"].format(error=run.ename, function="verify_draft")
     if run.error is not None:
         return TEXT["problem"]["raised"].format(error=run.error)
     if run.tokens is None and run.result_type == "list":
-        return TEXT["problem"]["not_ids"].format(result=run.result_repr)
+        return TEXT["hidden"]["not_ids"] if hidden else TEXT["problem"]["not_ids"].format(result=run.result_repr)
+    if run.tokens is None and hidden:
+        return TEXT["hidden"]["not_list"].format(type=run.result_type)
     if run.tokens is None:
         return TEXT["problem"]["not_list"].format(type=run.result_type, result=run.result_repr)
     return None
@@ -458,11 +474,18 @@ def expected_length(case):
 
 # ------------------------------------------------------------------ wire format
 # The grader sends a Case and the draws to the student's kernel, and reads back a Run
-# as plain JSON data. The kernel never holds the expected answers or the checks.
+# as plain JSON data. The kernel never holds the expected answers or the checks, and the
+# grader decides every property itself: it compares the inputs' values after the call with
+# what it sent, and knows the draws it scripted. Every field is checked for content (types,
+# lengths, ranges); a reply that fails is refused (ValueError), never half-read.
+# Non-finite floats cross the wire as values (grading/kernel_harness.py encodes them).
 
-_RUN_FIELDS = {"tokens": (list, type(None)), "calls": (int,), "shapes": (list,), "draws_used": (list,),
-               "error": (str, type(None)), "inputs_changed": (bool,), "rand_replaced": (bool,),
-               "rebound": (list,), "result_type": (str,), "result_repr": (str,)}
+MAX_TOKENS_OVER = 2        # tokens past the case's K that are sent (more cannot change a verdict)
+MAX_SHAPES = 16            # bad draw shapes sent (the first ones)
+MAX_DIMS = 8
+MAX_VALUES = 100_000       # values of one input sent back; a larger input (resize_) counts as changed
+MAX_CALLS = 10_000_000
+_BIG = 2 ** 63
 
 
 def case_from_wire(wire):
@@ -470,37 +493,157 @@ def case_from_wire(wire):
     return Case([tuple(p) for p in positions], vocab=vocab, decoys=[tuple(d) for d in decoys], tokens_as=tokens_as)
 
 
+def _state(x):
+    """What one input holds after the call (in the kernel): [shape, dtype, values or None]."""
+    if _is_tensor(x):
+        values = x.detach().double().reshape(-1).tolist() if x.numel() <= MAX_VALUES else None
+        return [[_int(n) for n in x.shape], str(x.dtype), values]
+    if _type(x) is _list:
+        values = [v if _type(v) is _int and -_BIG <= v < _BIG else None for v in x] if _count(x) <= MAX_VALUES else None
+        return [[_count(x)], "list", values]
+    return [[], _type(x).__name__[:20], None]
+
+
 def to_wire(helper, result):
     """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
     if helper == "sample_runs":
         return [float(x) for x in result]
-    return {"tokens": result.tokens, "calls": result.calls, "shapes": [list(s) for s in result.bad_shapes],
-            "draws_used": list(result.draws_used), "error": result.error, "inputs_changed": result.inputs_changed,
-            "rand_replaced": result.rand_replaced, "rebound": list(result.rebound),
-            "result_type": result.result_type, "result_repr": result.result_repr}
+    tokens = result.tokens
+    return {"tokens": tokens[: result.k + MAX_TOKENS_OVER] if tokens is not None else None,
+            "calls": result.calls, "shapes": [[n if _type(n) is _int else "?" for n in s[:MAX_DIMS]]
+                                             for s in result.bad_shapes[:MAX_SHAPES]],
+            "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
+            if result.exception is not None else None,
+            "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
+            "rebound": list(result.rebound), "result_type": result.result_type[:40],
+            "result_repr": result.result_repr[:80]}
 
 
-def from_wire(helper, data):
-    """A reply from the student's kernel, checked field by field (in the grader). Raises ValueError."""
+def _bound(args, kwargs, name, position, default):
+    return args[position] if _count(args) > position else kwargs.get(name, default)
+
+
+def _is_number(x, low=-math.inf, high=math.inf):
+    """An int or a float (nan included) between low and high."""
+    return type(x) in (int, float) and (x != x or low <= x <= high)
+
+
+def _same_state(sent, state):
+    """Whether ``state`` (what the kernel says an input holds) is ``sent``; ValueError if it is malformed."""
+    if not (type(state) is list and len(state) == 3 and type(state[0]) is list and len(state[0]) <= MAX_DIMS
+            and all(type(n) is int and 0 <= n <= MAX_VALUES for n in state[0]) and type(state[1]) is str
+            and len(state[1]) <= 20 and (state[2] is None or type(state[2]) is list)):
+        raise ValueError("after")
+    shape, dtype, values = state
+    size = math.prod(shape) if shape else 1
+    if values is not None and (len(values) != size or size > MAX_VALUES):
+        raise ValueError("after")
+    if _is_tensor(sent):
+        if values is not None and not all(_is_number(v) for v in values):
+            raise ValueError("after")
+        return (values is not None and shape == list(sent.shape) and dtype == str(sent.dtype)
+                and torch.equal(torch.tensor(values, dtype=torch.float64).reshape(sent.shape), sent.double()))
+    if values is not None and not all(v is None or (type(v) is int and -_BIG <= v < _BIG) for v in values):
+        raise ValueError("after")
+    return dtype == "list" and values == list(sent)
+
+
+def from_wire(helper, data, case, args=(), kwargs=None, function=None):
+    """A reply from the student's kernel to ``helper(function, case, *args, **kwargs)``, checked field by
+    field and decided here (in the grader). Raises ValueError."""
+    kwargs = kwargs or {}
+    k = _count(case.positions)
     if helper == "sample_runs":
-        if not (isinstance(data, list) and len(data) == 2 and all(type(x) in (int, float) for x in data)):
+        if not (type(data) is list and len(data) == 2 and _is_number(data[0], 0, 1) and _is_number(data[1], 0, MAX_CALLS)
+                and data[0] == data[0] and data[1] == data[1]):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
-    if not isinstance(data, dict) or set(data) != set(_RUN_FIELDS):
+    fields = ("tokens", "calls", "shapes", "error", "after", "rand_replaced", "rebound", "result_type", "result_repr")
+    if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
-    for name, types in _RUN_FIELDS.items():
-        if type(data[name]) not in types:
-            raise ValueError(f"a malformed run_verify reply ({name})")
-    if data["tokens"] is not None and not all(type(t) is int for t in data["tokens"]):
-        raise ValueError("a malformed run_verify reply (tokens)")
+    try:
+        tokens, error = data["tokens"], data["error"]
+        if not (tokens is None or (type(tokens) is list and len(tokens) <= k + MAX_TOKENS_OVER
+                                   and all(type(t) is int and -_BIG <= t < _BIG for t in tokens))):
+            raise ValueError("tokens")
+        if not (type(data["calls"]) is int and 0 <= data["calls"] <= MAX_CALLS):
+            raise ValueError("calls")
+        shapes = data["shapes"]
+        if not (type(shapes) is list and len(shapes) <= min(MAX_SHAPES, data["calls"])
+                and all(type(s) is list and len(s) <= MAX_DIMS
+                        and all(n == "?" or (type(n) is int and -_BIG <= n < _BIG) for n in s) for s in shapes)):
+            raise ValueError("shapes")
+        if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                                  and _IDENTIFIER(error[0]) and type(error[1]) is str and len(error[1]) <= 500)):
+            raise ValueError("error")
+        if not (type(data["after"]) is list and len(data["after"]) == 3):
+            raise ValueError("after")
+        sent = (case.draft_probs, case.target_probs, case.draft_tokens)
+        unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
+        if type(data["rand_replaced"]) is not bool:
+            raise ValueError("rand_replaced")
+        if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
+                and len(set(data["rebound"])) == len(data["rebound"])):
+            raise ValueError("rebound")
+        if not (type(data["result_type"]) is str and len(data["result_type"]) <= 40
+                and type(data["result_repr"]) is str and len(data["result_repr"]) <= 80):
+            raise ValueError("result")
+    except ValueError as exc:
+        raise ValueError(f"a malformed run_verify reply ({exc})") from None
     run = Run()
-    run.tokens, run.calls, run.error = data["tokens"], data["calls"], data["error"]
-    run.bad_shapes = [tuple(s) for s in data["shapes"]]
-    run.draws_used = tuple(data["draws_used"])
-    run.inputs_changed, run.rand_replaced = data["inputs_changed"], data["rand_replaced"]
-    run.rebound = [str(n) for n in data["rebound"]]
-    run.result_type, run.result_repr = data["result_type"][:40], data["result_repr"][:80]
+    run.k = k
+    run.tokens, run.calls = tokens, data["calls"]
+    run.error = f"{error[0]}: {error[1]}" if error else None
+    run.ename = error[0] if error else None
+    run.bad_shapes = [tuple(s) for s in shapes]
+    draws = [float(d) for d in _bound(args, kwargs, "draws", 0, ())]
+    run.draws_used = tuple(draws[: run.calls])
+    run.inputs_changed = not all(unchanged)
+    run.rand_replaced, run.rebound = data["rand_replaced"], list(data["rebound"])
+    run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
+    return run
+
+
+def _IDENTIFIER(name):
+    return 0 < len(name) <= 60 and name.isidentifier()
+
+
+def trace(helper, run):
+    """What one run showed, without the student's own wording: the diagnosis compares these."""
+    return {"tokens": run.tokens, "calls": run.calls, "shapes": [list(s) for s in run.bad_shapes],
+            "draws_used": list(run.draws_used), "error": run.ename, "inputs_changed": run.inputs_changed,
+            "rand_replaced": run.rand_replaced, "rebound": list(run.rebound), "result_type": run.result_type}
+
+
+HIDDEN_TEXT = TEXT["hidden"]
+SHOWN_TYPES = ("tuple", "Tensor", "generator", "dict", "set", "NoneType", "int", "float", "str", "map", "zip",
+               "range", "ndarray", "bool", "list", "filter", "reversed", "list_iterator")
+
+
+def hide(helper, result, case, shown, args=(), kwargs=None):
+    """``result`` as a hidden check sees it: no word or value of the student's own in its messages.
+
+    The error keeps its type only, the result its type name (when it is a common one); the tokens,
+    counts and shapes are shown only when they could come from the case's own ids and positions;
+    ``shown(value, safe)`` (from the grader) gives a value whose text says it is not shown unless safe.
+    """
+    k = _count(case.positions)
+    if helper == "sample_runs":
+        return tuple(shown(float(x), False) for x in result)
+    ids = {p[0] for p in case.positions} | set(range(k)) | {p[0] for p in VISIBLE_POSITIONS}  # public or the case's
+    run = result
+    run.error = run.ename
+    run.result_repr = ""
+    run.result_type = run.result_type if run.result_type in SHOWN_TYPES else "object"
+    if run.tokens is not None:
+        run.tokens = shown(list(run.tokens), _count(run.tokens) <= max(k, _count(VISIBLE_POSITIONS)) + 1
+                           and all(t in ids for t in run.tokens))
+    run.calls = shown(run.calls, run.calls <= k + 2)
+    run.bad_shapes = shown([tuple(s) for s in run.bad_shapes],
+                           len(run.bad_shapes) <= k + 1 and all(all(n == "?" or 0 <= n <= k + 1 for n in s)
+                                                                for s in run.bad_shapes))
+    run.problem = _first_problem(run, hidden=True)
     return run
 
 

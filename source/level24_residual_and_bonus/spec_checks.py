@@ -233,6 +233,13 @@ class Run:
     events = ()
     inputs_changed = replaced = False
     rebound = ()
+    exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
+    after = ()                # the inputs after the call (in the kernel)
+    k = 0                     # the case's number of drafted positions
+    shown = None              # set by hide(): counts and the call order are then shown only when small
+
+    def _said(self, value, size):
+        return value if self.shown is None else self.shown(value, size <= self.k + 2)
 
     @property
     def multinomials(self):
@@ -240,12 +247,14 @@ class Run:
 
     @property
     def rand_calls(self):
-        return sum(1 for e in self.events if e[0] == "rand")
+        calls = sum(1 for e in self.events if e[0] == "rand")
+        return self._said(calls, calls)
 
     @property
     def order(self):
         """The calls as a string: r for torch.rand, m for torch.multinomial (e.g. 'rrm')."""
-        return "".join("r" if e[0] == "rand" else "m" for e in self.events)
+        order = "".join("r" if e[0] == "rand" else "m" for e in self.events)
+        return self._said(order, _count(order))
 
     def __repr__(self):
         return f"Run(tokens={self.tokens!r}, order={self.order!r}, problem={self.problem!r})"
@@ -281,7 +290,7 @@ def _same(a, b):
 def run_step(function, case, draws=(), picks=()):
     """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
     run = Run()
-    run.function = _name(function)
+    run.function, run.k = _name(function), case.k
     before = _snapshot(case)
     script = Script(draws, picks)
     fakes = (script.rand, script.multinomial, script.method())
@@ -290,7 +299,8 @@ def run_step(function, case, draws=(), picks=()):
         with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(2400):
             run.result = function(case.draft_probs, case.target_probs, case.draft_tokens)
     except BaseException as exc:  # the student's error is what we report
-        run.error = f"{_type(exc).__name__}: {exc}"
+        run.exception, run.ename = exc, _type(exc).__name__
+        run.error = f"{run.ename}: {exc}"
     finally:
         now = (torch.rand, torch.multinomial, torch.Tensor.multinomial)
         run.replaced = not all(a is b for a, b in zip(now, fakes))
@@ -298,8 +308,8 @@ def run_step(function, case, draws=(), picks=()):
     run.events = script.events
     run.tokens = _as_tokens(run.result)
     run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
-    after = (case.draft_probs, case.target_probs, case.draft_tokens)
-    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, after))
+    run.after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, run.after))
     run.rebound = _rebound_builtins()
     run.problem = _first_problem(run, run.function)
     return run
@@ -310,18 +320,30 @@ def _name(function):
     return name if name in STUDENT_FUNCTIONS else "your function"
 
 
-def _first_problem(run, name):
+_REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
+             "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)")  # Script.multinomial's
+
+
+def _first_problem(run, name, hidden=False):
+    """The first thing wrong with the run, or None; ``hidden``: in words of the grader's only (hide())."""
     if run.rebound:
         return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
     if run.replaced:
         return "your code replaced torch.rand or torch.multinomial: call them, and leave them alone"
-    if run.error is not None and run.error.startswith("NotImplementedError"):
+    if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
         return f"NotImplementedError: {name} is not written yet; replace the raise line with your code"
-    if run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error):
+    refused = run.error in _REFUSALS if hidden else (
+        run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error))
+    if refused:
         return (f"torch.multinomial refused what you gave it ({run.error}): pass the weights of one row, "
                 "none negative and not all zero")
+    if run.error is not None and hidden:
+        return HIDDEN_TEXT["raised"].format(error=run.ename, function=name)
     if run.error is not None:
         return f"{name} raised {run.error}"
+    if run.tokens is None and hidden:
+        return HIDDEN_TEXT["not_list"].format(type=run.result_type, function=name)
     if run.tokens is None:
         return (f"{name} should return a plain Python list of token ids (ints), "
                 f"but it returned a {run.result_type}: {run.result_repr}")
@@ -334,6 +356,8 @@ def _close(values, expected, tol=TOLERANCE):
 
 
 def _fmt(values):
+    if not all(_type(v) in (_float, _int) for v in values):  # values hide() made not shown
+        return HIDDEN_TEXT["value"]
     return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
 
 
@@ -392,6 +416,8 @@ def correction_problem(run, case, i, draws_before):
 
 
 def _calls(order):
+    if _type(order) is not str:  # an order hide() made not shown
+        return f"{order}"
     return ", ".join("rand" if c == "r" else "multinomial" for c in order) or "none"
 
 
@@ -501,9 +527,20 @@ def expected_speedup(alpha, k, c):
 # The grader sends a Case and the script to the student's kernel, and reads back a Run
 # as plain JSON data. The kernel never holds the expected answers or the checks.
 
-_RUN_FIELDS = {"function": (str,), "tokens": (list, type(None)), "events": (list,), "error": (str, type(None)),
-               "inputs_changed": (bool,), "replaced": (bool,), "rebound": (list,),
-               "result_type": (str,), "result_repr": (str,)}
+MAX_EVENTS = 1000          # calls of torch.rand and torch.multinomial sent (the first ones)
+MAX_EVENT_VALUES = 10_000  # values sent of one torch.multinomial call
+MAX_DIMS = 8
+MAX_VALUES = 100_000       # values of one input sent back; a larger input (resize_) counts as changed
+MAX_TOKENS_OVER = 2        # tokens past the case's K + 1 that are sent (more cannot change a verdict)
+MAX_COUNT = 10_000_000
+_BIG = 2 ** 63
+HIDDEN_TEXT = {
+    "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
+    "not_list": "{function} should return a plain Python list of token ids (ints), but it returned a {type}",
+    "value": "(not shown for hidden checks)",
+}
+SHOWN_TYPES = ("tuple", "Tensor", "generator", "dict", "set", "NoneType", "int", "float", "str", "map", "zip",
+               "range", "ndarray", "bool", "list", "filter", "reversed", "list_iterator")
 
 
 def case_from_wire(wire):
@@ -511,47 +548,151 @@ def case_from_wire(wire):
     return Case(draft_rows, target_rows, tokens, tokens_as=tokens_as)
 
 
+def _state(x):
+    """What one input holds after the call (in the kernel): [shape, dtype, values or None]."""
+    if _is_tensor(x):
+        values = x.detach().double().reshape(-1).tolist() if x.numel() <= MAX_VALUES else None
+        return [[_int(n) for n in x.shape], str(x.dtype), values]
+    if _type(x) is _list:
+        values = [v if _type(v) is _int and -_BIG <= v < _BIG else None for v in x] if _count(x) <= MAX_VALUES else None
+        return [[_count(x)], "list", values]
+    return [[], _type(x).__name__[:20], None]
+
+
+def _event_to_wire(e):
+    if e[0] == "rand":
+        return ["rand", [n for n in e[1][:MAX_DIMS]]]
+    return ["multinomial", max(-_BIG, min(e[1], _BIG - 1)), e[2][:MAX_EVENT_VALUES]]
+
+
 def to_wire(helper, result):
     """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
     if helper == "sample_steps":
         return [[_int(c) for c in result[0]], _float(result[1])]
-    return {"function": result.function, "tokens": result.tokens, "events": result.events, "error": result.error,
-            "inputs_changed": result.inputs_changed, "replaced": result.replaced, "rebound": list(result.rebound),
-            "result_type": result.result_type, "result_repr": result.result_repr}
+    tokens = result.tokens
+    return {"tokens": tokens[: result.k + 1 + MAX_TOKENS_OVER] if tokens is not None else None,
+            "events": [_event_to_wire(e) for e in result.events[:MAX_EVENTS]],
+            "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
+            if result.exception is not None else None,
+            "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
+            "result_type": result.result_type[:40], "result_repr": result.result_repr[:80]}
+
+
+def _is_number(x, low=-math.inf, high=math.inf):
+    """An int or a float (nan included) between low and high."""
+    return type(x) in (int, float) and (x != x or low <= x <= high)
+
+
+def _same_state(sent, state):
+    """Whether ``state`` (what the kernel says an input holds) is ``sent``; ValueError if it is malformed."""
+    if not (type(state) is list and len(state) == 3 and type(state[0]) is list and len(state[0]) <= MAX_DIMS
+            and all(type(n) is int and 0 <= n <= MAX_VALUES for n in state[0]) and type(state[1]) is str
+            and len(state[1]) <= 20 and (state[2] is None or type(state[2]) is list)):
+        raise ValueError("after")
+    shape, dtype, values = state
+    size = math.prod(shape) if shape else 1
+    if values is not None and (len(values) != size or size > MAX_VALUES):
+        raise ValueError("after")
+    if _is_tensor(sent):
+        if values is not None and not all(_is_number(v) for v in values):
+            raise ValueError("after")
+        return (values is not None and shape == list(sent.shape) and dtype == str(sent.dtype)
+                and torch.equal(torch.tensor(values, dtype=torch.float64).reshape(sent.shape), sent.double()))
+    if values is not None and not all(v is None or (type(v) is int and -_BIG <= v < _BIG) for v in values):
+        raise ValueError("after")
+    return dtype == "list" and values == list(sent)
 
 
 def _valid_event(e):
     if type(e) is not list or not e:
         return False
     if e[0] == "rand":
-        return len(e) == 2 and type(e[1]) is list and all(type(n) is int for n in e[1])
-    return (e[0] == "multinomial" and len(e) == 3 and type(e[1]) is int and type(e[2]) is list
-            and len(e[2]) <= 10_000 and all(type(x) in (int, float) for x in e[2]))
+        return (len(e) == 2 and type(e[1]) is list and len(e[1]) <= MAX_DIMS
+                and all(type(n) is int and -_BIG <= n < _BIG for n in e[1]))
+    return (e[0] == "multinomial" and len(e) == 3 and type(e[1]) is int and -_BIG <= e[1] < _BIG
+            and type(e[2]) is list and len(e[2]) <= MAX_EVENT_VALUES and all(_is_number(x) for x in e[2]))
 
 
-def from_wire(helper, data):
-    """A reply from the student's kernel, checked field by field (in the grader). Raises ValueError."""
+def from_wire(helper, data, case, args=(), kwargs=None, function=None):
+    """A reply from the student's kernel to ``helper(function, case, *args, **kwargs)``, checked field by
+    field and decided here (in the grader). Raises ValueError."""
     if helper == "sample_steps":
-        if not (isinstance(data, list) and len(data) == 2 and isinstance(data[0], list)
-                and all(type(c) is int and c >= 0 for c in data[0]) and type(data[1]) in (int, float)):
+        trials = args[0] if args else (kwargs or {}).get("trials", MAX_COUNT)
+        if not (type(data) is list and len(data) == 2 and type(data[0]) is list and len(data[0]) == case.vocab
+                and all(type(c) is int and c >= 0 for c in data[0]) and sum(data[0]) <= trials
+                and _is_number(data[1], 0, MAX_COUNT) and data[1] == data[1]):
             raise ValueError("a malformed sample_steps reply")
         return list(data[0]), float(data[1])
-    if not isinstance(data, dict) or set(data) != set(_RUN_FIELDS):
+    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr")
+    if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_step reply")
-    for name, types in _RUN_FIELDS.items():
-        if type(data[name]) not in types:
-            raise ValueError(f"a malformed run_step reply ({name})")
-    if data["tokens"] is not None and not all(type(t) is int for t in data["tokens"]):
-        raise ValueError("a malformed run_step reply (tokens)")
-    if len(data["events"]) > 1000 or not all(_valid_event(e) for e in data["events"]):
-        raise ValueError("a malformed run_step reply (events)")
+    try:
+        tokens, error, events = data["tokens"], data["error"], data["events"]
+        if not (tokens is None or (type(tokens) is list and len(tokens) <= case.k + 1 + MAX_TOKENS_OVER
+                                   and all(type(t) is int and -_BIG <= t < _BIG for t in tokens))):
+            raise ValueError("tokens")
+        if not (type(events) is list and len(events) <= MAX_EVENTS and all(_valid_event(e) for e in events)):
+            raise ValueError("events")
+        if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                                  and 0 < len(error[0]) <= 60 and error[0].isidentifier()
+                                  and type(error[1]) is str and len(error[1]) <= 500)):
+            raise ValueError("error")
+        if not (type(data["after"]) is list and len(data["after"]) == 3):
+            raise ValueError("after")
+        sent = (case.draft_probs, case.target_probs, case.draft_tokens)
+        unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
+        if type(data["replaced"]) is not bool:
+            raise ValueError("replaced")
+        if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
+                and len(set(data["rebound"])) == len(data["rebound"])):
+            raise ValueError("rebound")
+        if not (type(data["result_type"]) is str and len(data["result_type"]) <= 40
+                and type(data["result_repr"]) is str and len(data["result_repr"]) <= 80):
+            raise ValueError("result")
+    except ValueError as exc:
+        raise ValueError(f"a malformed run_step reply ({exc})") from None
     run = Run()
-    run.tokens, run.error, run.events = data["tokens"], data["error"], data["events"]
-    run.inputs_changed, run.replaced = data["inputs_changed"], data["replaced"]
-    run.rebound = [str(n) for n in data["rebound"]]
-    run.result_type, run.result_repr = data["result_type"][:40], data["result_repr"][:80]
-    run.function = data["function"] if data["function"] in STUDENT_FUNCTIONS else "your function"
+    run.k = case.k
+    run.tokens, run.events = tokens, events
+    run.error = f"{error[0]}: {error[1]}" if error else None
+    run.ename = error[0] if error else None
+    run.inputs_changed, run.replaced = not all(unchanged), data["replaced"]
+    run.rebound = list(data["rebound"])
+    run.result_type, run.result_repr = data["result_type"], data["result_repr"]
+    run.function = function if function in STUDENT_FUNCTIONS else "your function"
     run.problem = _first_problem(run, run.function)
+    return run
+
+
+def trace(helper, run):
+    """What one run showed, without the student's own wording: the diagnosis compares these."""
+    return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
+            "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
+            "result_type": run.result_type}
+
+
+def hide(helper, result, case, shown, args=(), kwargs=None):
+    """``result`` as a hidden check sees it: no word or value of the student's own in its messages.
+
+    The error keeps its type only, the result its type name (when it is a common one); the tokens
+    are shown only when they could be the case's own ids or picks, counts and the call order only
+    when small, values passed to torch.multinomial never; ``shown(value, safe)`` (from the grader)
+    gives a value whose text says it is not shown unless safe.
+    """
+    if helper == "sample_steps":
+        return shown(list(result[0]), False), shown(float(result[1]), False)
+    run = result
+    picks = args[1] if _count(args) > 1 else (kwargs or {}).get("picks", ())
+    ids = set(case.ids) | set(range(case.k + 1)) | {_OVERFLOW_PICK} | {_int(t) for t in picks}
+    run.error = run.ename if run.error not in _REFUSALS else run.error
+    run.result_repr = ""
+    run.result_type = run.result_type if run.result_type in SHOWN_TYPES else "object"
+    if run.tokens is not None:
+        run.tokens = shown(list(run.tokens), len(run.tokens) <= case.k + 1 and all(t in ids for t in run.tokens))
+    run.events = [e if e[0] == "rand" else ["multinomial", shown(e[1], 0 <= e[1] <= case.k + 1),
+                                            [shown(_float(x), False) for x in e[2]]] for e in run.events]
+    run.shown = shown
+    run.problem = _first_problem(run, run.function, hidden=True)
     return run
 
 
