@@ -121,9 +121,9 @@ def _proven(candidate, why):
         probe = SandboxCgroup(candidate, memory=64 * 2**20, pids=8)
     except OSError as exc:
         why.append(f"{candidate.describe()}: a cgroup cannot be made or limited there "
-                   f"({exc.strerror}: {exc.filename})" + ("; as an ordinary user, ask root to run "
-                                                          "`python hub/classroom.py delegate-cgroup USER`"
-                                                          if os.geteuid() else ""))
+                   f"({exc.strerror}: {exc.filename})" + (f"; graded as an ordinary user, root delegates "
+                                                          f"{delegated_path('USER')} (grading.cgroups.delegate, as "
+                                                          "`make hub` does for the instructor)" if os.geteuid() else ""))
         return None, "; ".join(why)
     probe.remove()
     return candidate, None
