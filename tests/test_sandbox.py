@@ -554,20 +554,24 @@ async def main():
     printed = []
     try:
         await kc.wait_for_ready(timeout=120)
+        group = km.cgroup
+        in_cgroup = bool(group and group.pids_in())
         hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None
         reply = await kc.execute_interactive(CELL, output_hook=hook, timeout=60)
         assert reply["content"]["status"] == "ok", reply["content"]
     finally:
         kc.stop_channels()
         await km.shutdown_kernel(now=True)
+    print(json.dumps({{"in_cgroup": in_cgroup, "gone": bool(group) and not any(os.path.exists(d) for d in group.dirs)}}))
     print("".join(printed).strip().splitlines()[-1])
 asyncio.run(main())
 """
 
 
-def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_user):
+def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(cgroup_user):
     """As the instructor (not root), a real grading kernel's private folder (its connection file, sockets)
-    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs."""
+    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs, in a
+    cgroup of its own (the instructor's delegated one, as the hub makes it), removed with it."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
     site = str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
@@ -577,12 +581,14 @@ def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_
     script.parent.chmod(0o755)
     script.chmod(0o644)
     try:
-        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+        proc = subprocess.run(["runuser", "-u", cgroup_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
                                f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
                               capture_output=True, text=True, timeout=300, cwd="/")
     finally:
         shutil.rmtree(script.parent)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-2])
+    assert seen["in_cgroup"] and seen["gone"], seen
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
     assert seen["saved"] == "kept"
