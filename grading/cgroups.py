@@ -8,7 +8,7 @@
 The base is ``base_path()``: ``$GRADER_CGROUP`` when set, else, as root, the grader's own cgroup in each
 hierarchy, and as an ordinary user the folder root delegated to that user (``delegated_path``, made by
 ``delegate``, which hub/classroom.py runs for the instructor). Each setup is proven by making a cgroup,
-setting its limits and removing it; where none works, ``setup()`` returns None and ``why_not()`` says why.
+setting its limits, entering it and removing it; where none works, ``setup()`` returns None and ``why_not()`` says why.
 
 ``SandboxCgroup`` is one sandbox's cgroup (``nbg-<grader pid>-<random>`` in each hierarchy): a memory limit
 (with swap counted: ``memory.memsw.limit_in_bytes`` or ``memory.swap.max``, where they exist; the kernel's
@@ -106,6 +106,8 @@ def _find():
                 return _proven(Setup(2, [base]), why)
             why.append(f"the cgroup v2 hierarchy offers {' '.join(sorted(offered)) or 'no controller'} at {base}, "
                        f"not {' or '.join(missing)}")
+        except FileNotFoundError:
+            why.append(f"cgroup v2: {base} does not exist")
         except OSError as exc:
             why.append(f"cgroup v2 at {base}: {exc.strerror} ({exc.filename})")
     if mounts["memory"] and mounts["pids"]:
@@ -117,15 +119,26 @@ def _find():
 
 def _proven(candidate, why):
     """(candidate, None) if a sandbox's cgroup can be made, limited, entered and removed there, else (None, why)."""
+    hint = (f"; graded as an ordinary user, root delegates {delegated_path('USER')} (grading.cgroups.delegate, as "
+            "`make hub` does for the instructor)" if os.geteuid() else "")
+    absent = [base for base in candidate.bases if not os.path.isdir(base)]
+    if absent:
+        why.append(f"cgroup v{candidate.version}: {', '.join(absent)} does not exist{hint}")
+        return None, "; ".join(why)
     try:
         probe = SandboxCgroup(candidate, memory=64 * 2**20, pids=8)
     except OSError as exc:
         why.append(f"{candidate.describe()}: a cgroup cannot be made or limited there "
-                   f"({exc.strerror}: {exc.filename})" + (f"; graded as an ordinary user, root delegates "
-                                                          f"{delegated_path('USER')} (grading.cgroups.delegate, as "
-                                                          "`make hub` does for the instructor)" if os.geteuid() else ""))
+                   f"({exc.strerror}: {exc.filename}){hint}")
         return None, "; ".join(why)
+    import subprocess
+
+    entered = subprocess.run(probe.enter_command(["true"]), capture_output=True, text=True)
     probe.remove()
+    if entered.returncode:  # e.g. cgroup v2 as an ordinary user outside the delegated subtree
+        why.append(f"{candidate.describe()}: a process cannot enter a cgroup there "
+                   f"({entered.stderr.strip().splitlines()[-1] if entered.stderr.strip() else entered.returncode})")
+        return None, "; ".join(why)
     return candidate, None
 
 
@@ -217,7 +230,7 @@ class SandboxCgroup:
                         os.kill(pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
-            time.sleep(0.02)
+            time.sleep(0.002)
         for folder in self.dirs:
             while True:
                 try:
@@ -228,7 +241,7 @@ class SandboxCgroup:
                 except OSError:  # EBUSY: a process killed a moment ago is not yet gone
                     if time.monotonic() >= end:
                         raise
-                    time.sleep(0.02)
+                    time.sleep(0.002)
 
     @classmethod
     def _existing(cls, version, dirs):
