@@ -20,6 +20,8 @@ What the student's kernel gets (``bwrap_command``):
 - limits: process count, file size, address space and CPU seconds (rlimits, set inside the
   sandbox by grading/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
   own, and the process count is counted per user namespace, so it is per sandbox there too);
+- a cgroup of its own where one can be made (grading/cgroups.py): memory, and processes and threads, per
+  sandbox, whatever its uid; ``limits_note`` says at start-up whether it is so here, and why not;
 - an empty environment but for a few variables (no secrets from the grader's);
 - its stdout and stderr go to a log file in its private folder, not the grader's.
 
