@@ -293,7 +293,8 @@ def delegate(user):
 
     v1: the folder and its cgroup.procs and tasks are the user's, who can then make a cgroup per sandbox in it
     and move its own processes there. v2: the folder and its cgroup.procs, cgroup.threads and
-    cgroup.subtree_control, with memory and pids enabled for it. Returns the folders made.
+    cgroup.subtree_control, with memory and pids enabled for it. Returns the folders made (none where this
+    machine has neither); raises OSError when they cannot be made.
     """
     mounts = _mounts()
     entry = pwd.getpwnam(user)

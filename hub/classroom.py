@@ -238,7 +238,11 @@ class Classroom:
 
     def delegate_cgroup(self):
         """A cgroup of the instructor's (grading/cgroups.py): `make grade`, not root, then makes one per sandbox in it."""
-        _cgroups().delegate(self.instructor)
+        try:
+            _cgroups().delegate(self.instructor)
+        except OSError as exc:  # make grade then says so at start-up, and limits each sandbox by rlimits only
+            print(f"No cgroup delegated to {self.instructor} ({exc}): each sandbox's memory is limited per process "
+                  "only", file=sys.stderr)
 
     def make_environment(self):
         """root/venv: the course's .venv, readable by the users."""
