@@ -6,7 +6,8 @@ long-lived parent per grading process (the *fork server*, this file run as a scr
 imports all of that once. For each notebook the grader asks it for a kernel and it forks:
 
     fork server (root, imports done, one thread, no event loop, no zmq context)
-      └─ waiter: leaves the grader's namespaces (mount, network, PID, IPC, UTS, cgroup)
+      └─ waiter: enters the sandbox's cgroup (grading/cgroups.py: memory and processes per sandbox),
+         leaves the grader's namespaces (mount, network, PID, IPC, UTS, cgroup)
            └─ kernel: PID 1 of its own PID namespace; builds its own root file system
               (the same view as the bubblewrap sandbox of grading/sandbox.py), pivots into
               it, sets the limits, drops to a fresh unprivileged uid with no capabilities
@@ -225,6 +226,9 @@ def _waiter(request, reply_fd):
         os.dup2(null, 1)
         os.close(null)
         if request.get("sandbox"):
+            for procs in request["sandbox"].get("cgroup", ()):  # the sandbox's cgroup (grading/cgroups.py), as root,
+                with open(procs, "w") as fh:                    # before its cgroup namespace and its kernel exist
+                    fh.write(str(os.getpid()))
             _check(_libc.unshare(SANDBOX_NAMESPACES), "unshare")
         status_r, status_w = os.pipe()
         pid = os.fork()

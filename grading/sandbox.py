@@ -20,6 +20,8 @@ What the student's kernel gets (``bwrap_command``):
 - limits: process count, file size, address space and CPU seconds (rlimits, set inside the
   sandbox by grading/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
   own, and the process count is counted per user namespace, so it is per sandbox there too);
+- a cgroup of its own where one can be made (grading/cgroups.py): memory, and processes and threads, per
+  sandbox, whatever its uid; ``limits_note`` says at start-up whether it is so here, and why not;
 - an empty environment but for a few variables (no secrets from the grader's);
 - its stdout and stderr go to a log file in its private folder, not the grader's.
 
@@ -42,7 +44,9 @@ import tempfile
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Dict, Integer, Unicode
+from traitlets import Any, Dict, Integer, Unicode
+
+from grading import cgroups
 
 HARNESS = Path(__file__).resolve().parent / "kernel_harness.py"
 WORKDIR = "/home/student/work"
@@ -111,8 +115,8 @@ def _parents(path):
 
 
 def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS,
-                  private_files=()):
-    """The argv that runs ``inner`` in a fresh sandbox.
+                  private_files=(), cgroup=None):
+    """The argv that runs ``inner`` in a fresh sandbox (in ``cgroup``, a grading.cgroups.SandboxCgroup, if given).
 
     ``private_dir`` (connection file, sockets, log) is, as root, bound read-write at the same path (it is a
     capped tmpfs, ``make_private_dir``). As an ordinary user the grader cannot mount a tmpfs it also sees:
@@ -184,8 +188,10 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
         args += ["--cap-add", cap]
     inodes = [(path, inodes) for path, _, inodes, _ in SCRATCH] + ([(str(private_dir), PRIVATE_INODES)] if own_private else [])
     spec = {"inodes": inodes, "limits": dict(limits), "uid": uid, "workdir": WORKDIR}
-    return args + ["--", sys.executable, "-I", "-S", f"{GRADER_DIR}/sandbox_init.py", json.dumps(spec), "--",
-                   *inner]
+    args += ["--", sys.executable, "-I", "-S", f"{GRADER_DIR}/sandbox_init.py", json.dumps(spec), "--", *inner]
+    # A shell that enters the cgroup, then becomes bubblewrap: every process of the sandbox is in it from
+    # the start (a pid written after the spawn would race bubblewrap's own forks).
+    return cgroup.enter_command(args) if cgroup else args
 
 
 def sandbox_env(extra=None):
@@ -267,9 +273,10 @@ def check():
     uid = sandbox_uid()
     scratch = make_private_dir(uid)
     probe = "import os; assert os.getuid() != 0"
+    group = cgroups.make()
     try:
         try:
-            cmd = bwrap_command([sys.executable, "-c", probe], private_dir=scratch, uid=uid)
+            cmd = bwrap_command([sys.executable, "-c", probe], private_dir=scratch, uid=uid, cgroup=group)
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
             return FIX.format(why=exc)
@@ -280,7 +287,7 @@ def check():
         server = None
         try:
             server = fork_server(warm=False)
-            code, output = run_forked(probe, scratch, uid, server=server)
+            code, output = run_forked(probe, scratch, uid, server=server, cgroup=group)
             if code:
                 return FORK_FIX.format(why=(output.strip().splitlines() or ["it failed"])[-1])
         except (SandboxUnavailable, OSError, subprocess.TimeoutExpired) as exc:
@@ -291,13 +298,15 @@ def check():
         return None
     finally:
         remove_private_dir(scratch)
+        if group:
+            group.remove()
 
 
 FORK_FIX = ("The forked grading sandbox cannot start here: {why}\n"
             "Run `make grade ARGS=--cold-kernels` to start every kernel in bubblewrap as a new process.")
 
 
-def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=None):
+def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=None, cgroup=None):
     """Run ``code`` in a forked, sandboxed child of the fork server; (1 if it raised else 0, what it printed).
 
     The grader is not the child's parent and never sees its exit code: a child that raised
@@ -307,7 +316,7 @@ def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=No
 
     log = os.path.join(private_dir, "program.log")
     reply = (server or fork_server()).request({"python": code, "log": log, "env": sandbox_env(env),
-                                   "sandbox": sandbox_spec(private_dir, uid, files)})
+                                   "sandbox": sandbox_spec(private_dir, uid, files, cgroup=cgroup)})
     if "error" in reply:
         raise SandboxUnavailable(reply["error"])
     forkserver.ForkedProcess(reply["pid"]).wait(timeout)
@@ -316,34 +325,14 @@ def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=No
     return (1 if "Traceback (most recent call last)" in output else 0), output
 
 
-def cgroups_unavailable():
-    """Why this grader cannot give each sandbox a cgroup (memory.max, pids.max) on this machine; None if it could."""
-    mounts = [line.split() for line in open("/proc/self/mountinfo")]
-    v2 = [m[4] for m in mounts if m[m.index("-") + 1] == "cgroup2"]
-    v1 = {opt for m in mounts if m[m.index("-") + 1] == "cgroup" for opt in m[-1].split(",")}
-    if not v2:
-        return "no cgroup v2 file system is mounted"
-    own = next((line.split(":", 2)[2].strip() for line in open("/proc/self/cgroup") if line.startswith("0::")), "/")
-    try:
-        offered = set(open(os.path.join(v2[0], own.lstrip("/"), "cgroup.controllers")).read().split())
-    except OSError as exc:
-        return f"this process's cgroup v2 folder cannot be read ({exc})"
-    missing = sorted({"memory", "pids"} - offered)
-    if missing:
-        bound = sorted(set(missing) & v1)
-        return (f"the cgroup v2 hierarchy at {v2[0]} offers {', '.join(sorted(offered)) or 'no controller'}, not "
-                f"{' or '.join(missing)}" + (f" ({', '.join(bound)}: cgroup v1 here)" if bound else ""))
-    return None
-
-
 def limits_note():
     """The one line that says, at start-up, how each sandbox's memory and processes are limited here."""
-    why = cgroups_unavailable()
+    by_cgroup = cgroups.note()
+    if by_cgroup:
+        return f"Sandbox limits: {by_cgroup}; and rlimits per process ({LIMITS['--as'] // 2**30} GiB of address space)."
     rlimits = (f"{LIMITS['--nproc']} processes per sandbox, {LIMITS['--as'] // 2**30} GiB of address space per "
                "process, not per sandbox")
-    if why:
-        return f"Sandbox limits: rlimits only ({rlimits}); no cgroup per sandbox: {why}."
-    return f"Sandbox limits: rlimits only ({rlimits}); cgroup v2 could be used here, but the grader does not yet."
+    return f"Sandbox limits: rlimits only ({rlimits}); no cgroup per sandbox: {cgroups.why_not()}."
 
 
 _CHECKED = []
@@ -353,6 +342,7 @@ def check_once():
     """``check()``, run once per process; when the sandbox works, says how its limits are set (``limits_note``)."""
     if not _CHECKED:
         remove_stale_private_dirs()
+        cgroups.remove_stale()
         _CHECKED.append(check())
         if _CHECKED[0] is None:
             sys.stderr.write(limits_note() + "\n")
@@ -392,11 +382,13 @@ class SandboxedKernelManager(HarnessKernelManager):
     sandbox_files = Dict(help="{relative path: host path} bound read-only into the working folder")
     private_dir = Unicode()
     sandbox_user = Integer(0)
+    cgroup = Any(None, allow_none=True, help="The sandbox's cgroup (grading.cgroups.SandboxCgroup), None where there is none")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.sandbox_user = sandbox_uid() if os.geteuid() == 0 else os.geteuid()
         self.private_dir = make_private_dir(self.sandbox_user)
+        self.cgroup = cgroups.make()
         self.transport = "ipc"
         self.ip = os.path.join(self.private_dir, "k")
         self.connection_file = os.path.join(self.private_dir, "kernel.json")
@@ -412,7 +404,8 @@ class SandboxedKernelManager(HarnessKernelManager):
                  "-f", self.connection_file, *(extra_arguments or [])]
         grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
         return bwrap_command(inner, private_dir=self.private_dir, files=self._files(), grader_files=grader_files,
-                             uid=self.sandbox_user, env=self._env(), private_files=[self.connection_file])
+                             uid=self.sandbox_user, env=self._env(), private_files=[self.connection_file],
+                             cgroup=self.cgroup)
 
     def _give_connection_file(self):
         if os.geteuid() == 0:
@@ -433,6 +426,12 @@ class SandboxedKernelManager(HarnessKernelManager):
         await super()._async_cleanup_resources(restart=restart)
         if not restart:
             remove_private_dir(self.private_dir)
+            if self.cgroup:  # the kernel is gone: what is left in its cgroup is killed, and the cgroup removed
+                try:
+                    self.cgroup.remove()
+                except OSError as exc:  # the next grading process sweeps it (cgroups.remove_stale)
+                    self.log.warning("The sandbox's cgroup %s could not be removed: %s", self.cgroup.dirs, exc)
+                self.cgroup = None
 
 
 def sandbox_pid(bwrap_pid, timeout=10):
@@ -455,13 +454,13 @@ def sandbox_pid(bwrap_pid, timeout=10):
     raise SandboxUnavailable(f"bubblewrap (pid {bwrap_pid}) started no sandbox within {timeout} s")
 
 
-def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS):
+def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS, cgroup=None):
     """What the fork server needs to build the same sandbox as ``bwrap_command`` (grading/forkserver.py)."""
     return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
             "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
             "python_aliases": _python_aliases(),
             "workdir": WORKDIR, "grader_dir": GRADER_DIR, "scratch": [list(s) for s in SCRATCH],
-            "limits": dict(limits)}
+            "limits": dict(limits), "cgroup": cgroup.procs_files if cgroup else []}
 
 
 def fork_server(warm=True):
@@ -506,7 +505,8 @@ class ForkedSandboxedKernelManager(_ForkedLaunch, SandboxedKernelManager):
 
     def fork_request(self, kw):
         self._give_connection_file()
-        spec = sandbox_spec(self.private_dir, self.sandbox_user, self._files(), [(self.helpers_path, "helpers.py")])
+        spec = sandbox_spec(self.private_dir, self.sandbox_user, self._files(), [(self.helpers_path, "helpers.py")],
+                            cgroup=self.cgroup)
         return {"connection_file": self.connection_file, "helpers": f"{GRADER_DIR}/helpers.py",
                 "log": os.path.join(self.private_dir, "kernel.log"), "env": sandbox_env(self._env()),
                 "sandbox": spec}

@@ -51,6 +51,15 @@ DEFAULT_PREFIX = "l23-"
 ROLES = ("instructor", "student-a", "student-b", "student-c")
 
 
+def _cgroups():
+    """grading/cgroups.py: the one place that knows the instructor's delegated cgroup."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from grading import cgroups
+
+    return cgroups
+
+
 def _link_or_copy(src, dst):
     try:
         os.link(src, dst)
@@ -213,6 +222,7 @@ class Classroom:
         os.chmod(self.root, 0o755)
         os.chmod(self.root / "state", 0o700)
         self.make_users()
+        self.delegate_cgroup()
         self.make_environment()
         self.make_exchange()
         self.write_jupyter_config()
@@ -229,6 +239,14 @@ class Classroom:
             self.passwords[user] = secrets.token_urlsafe(9)
         subprocess.run(["chpasswd"], input="".join(f"{u}:{p}\n" for u, p in self.passwords.items()),
                        text=True, check=True)
+
+    def delegate_cgroup(self):
+        """A cgroup of the instructor's (grading/cgroups.py): `make grade`, not root, then makes one per sandbox in it."""
+        try:
+            _cgroups().delegate(self.instructor)
+        except OSError as exc:  # make grade then says so at start-up, and limits each sandbox by rlimits only
+            print(f"No cgroup delegated to {self.instructor} ({exc}): each sandbox's memory is limited per process "
+                  "only", file=sys.stderr)
 
     def make_environment(self):
         """root/venv: the course's .venv, readable by the users."""
@@ -339,6 +357,8 @@ class Classroom:
                     except ProcessLookupError:
                         pass
                 time.sleep(0.25)
+            if user == self.instructor:
+                _cgroups().undelegate(user)
             subprocess.run(["userdel", "--remove", user], capture_output=True)
             subprocess.run(["groupdel", user], capture_output=True)
         shutil.rmtree(self.root, ignore_errors=True)

@@ -38,7 +38,7 @@ import pytest
 from playwright.sync_api import expect
 
 import lab
-from grading import ASSIGNMENT, catalogue, pipeline
+from grading import ASSIGNMENT, catalogue, cgroups, pipeline
 from test_attacks import XSS, XSS_DONE, XSS_PORT, Listener, scripts_that_ran
 from test_feedback import hidden_lines
 
@@ -323,6 +323,9 @@ def test_one_assignment_through_the_hub(room, browser):
     with step("4b. instructor: make grade (parallel, sandboxed, as the instructor)"):
         graded = room.run_as(instructor, "make", "grade", cwd=course, timeout=1200)
         assert "Graded 3 of 3" in graded.stdout, graded.stdout[-2000:]
+        if cgroups.setup():  # the cgroup classroom.py delegates: each sandbox of the instructor's has one
+            assert f"cgroup (v{cgroups.setup().version})" in graded.stderr and cgroups.delegated_path(instructor) \
+                in graded.stderr, graded.stderr[-2000:]
     with step("4c. instructor: nbgrader release_feedback"):
         released = room.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course).stderr
         for student in (a, b, c):

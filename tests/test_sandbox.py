@@ -24,22 +24,24 @@ from pathlib import Path
 import pytest
 
 from conftest import processes_of
-from grading import sandbox
+from grading import cgroups, sandbox
 
 
 MODE = ["bubblewrap"]
 
 
-def run_in_sandbox(code, tmp_path, files=(), timeout=60, env=None):
-    """Run ``code`` in a fresh sandbox of the current MODE; return what it printed as JSON (its last line)."""
+def run_in_sandbox(code, tmp_path, files=(), timeout=60, env=None, cgroup=None):
+    """Run ``code`` in a fresh sandbox of the current MODE (in ``cgroup`` if given); return what it printed as JSON
+    (its last line)."""
     private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
     try:
         if MODE[0] == "forked":
-            _, stdout = sandbox.run_forked(textwrap.dedent(code), private, uid, files=files, env=env, timeout=timeout)
+            _, stdout = sandbox.run_forked(textwrap.dedent(code), private, uid, files=files, env=env, timeout=timeout,
+                                           cgroup=cgroup)
             stderr = stdout
         else:
             cmd = sandbox.bwrap_command([sys.executable, "-c", textwrap.dedent(code)], private_dir=private,
-                                        files=files, uid=uid, env=env)
+                                        files=files, uid=uid, env=env, cgroup=cgroup)
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
             stdout, stderr = proc.stdout, proc.stderr
     finally:
@@ -484,8 +486,18 @@ def test_the_limits_are_said_once_at_start_up(monkeypatch, capsys):
     assert sandbox.check_once() is None and sandbox.check_once() is None
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("Sandbox limits:")]
     assert lines == [sandbox.limits_note()]
-    why = sandbox.cgroups_unavailable()
-    assert (why in lines[0]) if why else ("could be used here" in lines[0])
+    where = cgroups.setup()
+    if where:
+        assert f"limited per sandbox by cgroup (v{where.version})" in lines[0]
+    else:
+        assert "rlimits only" in lines[0] and cgroups.why_not() in lines[0]
+
+
+def test_without_a_usable_cgroup_start_up_says_why(monkeypatch):
+    monkeypatch.setattr(cgroups, "_FOUND", [])
+    monkeypatch.setenv(cgroups.ENV, "/no-such-cgroup-l23")
+    note = sandbox.limits_note()
+    assert note.startswith("Sandbox limits: rlimits only") and "/no-such-cgroup-l23" in note, note
 
 
 def test_no_user_namespace_of_its_own_to_mount_an_uncapped_tmpfs(tmp_path):
@@ -542,20 +554,24 @@ async def main():
     printed = []
     try:
         await kc.wait_for_ready(timeout=120)
+        group = km.cgroup
+        in_cgroup = bool(group and group.pids_in())
         hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None
         reply = await kc.execute_interactive(CELL, output_hook=hook, timeout=60)
         assert reply["content"]["status"] == "ok", reply["content"]
     finally:
         kc.stop_channels()
         await km.shutdown_kernel(now=True)
+    print(json.dumps({{"in_cgroup": in_cgroup, "gone": bool(group) and not any(os.path.exists(d) for d in group.dirs)}}))
     print("".join(printed).strip().splitlines()[-1])
 asyncio.run(main())
 """
 
 
-def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_user):
+def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(cgroup_user):
     """As the instructor (not root), a real grading kernel's private folder (its connection file, sockets)
-    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs."""
+    is a capped tmpfs of the sandbox's own, reached by the grader through /proc; the kernel still runs, in a
+    cgroup of its own (the instructor's delegated one, as the hub makes it), removed with it."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
     site = str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
@@ -565,12 +581,14 @@ def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(ordinary_
     script.parent.chmod(0o755)
     script.chmod(0o644)
     try:
-        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+        proc = subprocess.run(["runuser", "-u", cgroup_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
                                f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
                               capture_output=True, text=True, timeout=300, cwd="/")
     finally:
         shutil.rmtree(script.parent)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-2])
+    assert seen["in_cgroup"] and seen["gone"], seen
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
     assert seen["saved"] == "kept"
@@ -627,3 +645,200 @@ def test_a_private_folder_left_by_a_killed_grader_is_removed_by_the_next():
         assert os.path.isdir(ours)
     finally:
         sandbox.remove_private_dir(ours)
+
+
+# --- memory and processes per sandbox, in a cgroup (issue 19, items 6 and 9) ---------------------------------
+
+# Four processes of one sandbox each take 300 MB at once (written, so the pages are real), and hold it.
+HOG = """
+import json, os, time
+children = []
+for k in range({n}):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            held = b'\\x01' * ({mb} * 2**20)
+        except MemoryError:
+            os._exit(3)
+        time.sleep({hold})
+        os._exit(0)
+    children.append(pid)
+codes = []
+for pid in children:
+    status = os.waitpid(pid, 0)[1]
+    codes.append(os.waitstatus_to_exitcode(status))
+print(json.dumps({{"codes": codes}}))
+"""
+
+
+def _held(codes):
+    return sum(1 for code in codes if code == 0)
+
+
+def test_memory_is_limited_per_sandbox_not_per_process(tmp_path):
+    """4 x 300 MB in one sandbox whose cgroup allows 512 MB: not all four hold it (one is killed or gets
+    MemoryError), while a second sandbox at the same time still takes its 300 MB."""
+    assert cgroups.setup(), cgroups.why_not()
+    greedy, classmate = cgroups.SandboxCgroup(memory=512 * 2**20), cgroups.SandboxCgroup(memory=512 * 2**20)
+    seen = {}
+    try:
+        other = threading.Thread(target=lambda: seen.update(
+            classmate=run_in_sandbox(HOG.format(n=1, mb=300, hold=6), tmp_path, cgroup=classmate)))
+        other.start()
+        seen["greedy"] = run_in_sandbox(HOG.format(n=4, mb=300, hold=4), tmp_path, cgroup=greedy)
+        other.join()
+    finally:
+        greedy.remove()
+        classmate.remove()
+    assert _held(seen["greedy"]["codes"]) <= 1, seen  # 512 MB holds one 300 MB process, not two
+    assert set(seen["greedy"]["codes"]) <= {0, 3, -9}, seen  # held, MemoryError, or killed by the OOM killer
+    assert seen["classmate"]["codes"] == [0], seen
+    assert not any(os.path.exists(d) for d in greedy.dirs + classmate.dirs)
+
+
+PIDS = """
+import json, os, threading, time
+stop = threading.Event()
+threads = []
+for _ in range({threads}):
+    t = threading.Thread(target=stop.wait); t.start(); threads.append(t)
+forked, error = 0, None
+for _ in range(100):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        error = exc.errno
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    forked += 1
+stop.set()
+print(json.dumps({{"threads": len(threads), "forked": forked, "error": error}}))
+"""
+
+
+def test_the_process_limit_counts_threads_and_processes_per_sandbox(tmp_path):
+    """A cgroup of 64: 40 threads, then processes until it is full; the threads count (fewer than 24 processes
+    start), though the rlimit per uid (256) would allow 100 more."""
+    assert cgroups.setup(), cgroups.why_not()
+    group = cgroups.SandboxCgroup(pids=64)
+    try:
+        seen = run_in_sandbox(PIDS.format(threads=40), tmp_path, cgroup=group)
+    finally:
+        group.remove()
+    assert seen["threads"] == 40 and seen["forked"] < 24 and seen["error"] == errno.EAGAIN, seen
+
+
+def test_a_real_kernel_runs_in_its_cgroup_which_is_gone_with_it():
+    """A grading kernel (forked or cold) is in its sandbox's cgroup; once the kernel is shut down, it is removed."""
+    import asyncio
+
+    assert cgroups.setup(), cgroups.why_not()
+    helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
+    manager = sandbox.ForkedSandboxedKernelManager if MODE[0] == "forked" else sandbox.SandboxedKernelManager
+
+    async def run():
+        km = manager()
+        km.helpers_path = str(helpers)
+        await km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=120)
+            group = km.cgroup
+            inside = group.pids_in()
+        finally:
+            kc.stop_channels()
+            await km.shutdown_kernel(now=True)
+        return group, inside
+    group, inside = asyncio.run(run())
+    assert inside, "nothing ran in the sandbox's cgroup"
+    assert not any(os.path.exists(d) for d in group.dirs), group.dirs
+
+
+def test_a_cgroup_left_by_a_killed_grader_is_removed_by_the_next():
+    if MODE[0] == "forked":
+        pytest.skip("the cgroup is the same on both paths")
+    assert cgroups.setup(), cgroups.why_not()
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
+                             "from grading import cgroups; g = cgroups.SandboxCgroup(); print(' '.join(g.dirs),"
+                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(sandbox.HARNESS.parent.parent)],
+                            capture_output=True, text=True)
+    left = killed.stdout.split()
+    assert left and all(os.path.isdir(d) for d in left), killed.stderr
+    ours = cgroups.SandboxCgroup()  # a live grader's cgroup is left alone
+    try:
+        cgroups.remove_stale()
+        assert not any(os.path.exists(d) for d in left) and all(os.path.isdir(d) for d in ours.dirs)
+    finally:
+        ours.remove()
+
+
+CGROUP_AS_USER = """
+import json, os, subprocess, sys, threading
+sys.path.insert(0, {root!r})
+from grading import cgroups, sandbox
+assert os.geteuid() != 0
+out = {{"setup": cgroups.setup() and cgroups.setup().describe(), "why": cgroups.why_not(), "note": sandbox.limits_note()}}
+def run(code, group):
+    private = sandbox.make_private_dir(None)
+    try:
+        proc = subprocess.run(sandbox.bwrap_command([sys.executable, "-c", code], private_dir=private, cgroup=group),
+                              capture_output=True, text=True, timeout=120)
+        return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else proc.stderr[-2000:]
+    finally:
+        sandbox.remove_private_dir(private)
+greedy, classmate, small = (cgroups.SandboxCgroup(memory=512 * 2**20), cgroups.SandboxCgroup(memory=512 * 2**20),
+                            cgroups.SandboxCgroup(pids=64))
+other = threading.Thread(target=lambda: out.update(classmate=run({one!r}, classmate)))
+other.start()
+out["greedy"] = run({four!r}, greedy)
+other.join()
+out["pids"] = run({pids!r}, small)
+for group in (greedy, classmate, small):
+    group.remove()
+out["gone"] = not any(os.path.exists(d) for g in (greedy, classmate, small) for d in g.dirs)
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def cgroup_user():
+    """A real Unix user of our own (l23c-...) with a cgroup delegated the way hub/classroom.py delegates one."""
+    name = f"l23c-{os.getpid() % 100000}"
+    subprocess.run(["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+    try:
+        cgroups.delegate(name)
+        yield name
+    finally:
+        cgroups.undelegate(name)
+        subprocess.run(["userdel", name], check=False)
+
+
+def test_as_an_ordinary_user_a_delegated_cgroup_limits_each_sandbox(cgroup_user):
+    """As the instructor (not root), with the cgroup hub/classroom.py delegates: 4 x 300 MB in a sandbox of 512 MB
+    do not all hold, a classmate's sandbox at the same time does; 40 threads count toward a limit of 64."""
+    if MODE[0] == "forked":
+        pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+    script = Path(tempfile.mkdtemp(prefix="l23c-")) / "cgroup_as_user.py"
+    script.write_text(CGROUP_AS_USER.format(root=str(sandbox.HARNESS.parent.parent),
+                                            one=HOG.format(n=1, mb=300, hold=6), four=HOG.format(n=4, mb=300, hold=4),
+                                            pids=PIDS.format(threads=40)))
+    script.parent.chmod(0o755)
+    script.chmod(0o644)
+    try:
+        proc = subprocess.run(["runuser", "-u", cgroup_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
+                              capture_output=True, text=True, timeout=300, cwd="/")
+    finally:
+        shutil.rmtree(script.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["setup"] and cgroups.delegated_path(cgroup_user) in seen["setup"], seen
+    assert "limited per sandbox by cgroup (v" in seen["note"], seen
+    assert _held(seen["greedy"]["codes"]) <= 1 and set(seen["greedy"]["codes"]) <= {0, 3, -9}, seen
+    assert seen["classmate"] == {"codes": [0]}, seen
+    assert seen["pids"]["threads"] == 40 and seen["pids"]["forked"] < 24, seen
+    assert seen["gone"], seen

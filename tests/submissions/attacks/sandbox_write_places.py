@@ -1,7 +1,7 @@
 # notebook: 02_reject_and_break
 # baseline: continue_not_break
 # category: stop
-# attack: fills every place a kernel can write or hold memory: 240 MiB into its private folder (connection file, sockets, log), 300,000 empty files in /tmp, /dev and /dev/shm, memfds and System V segments, a tmpfs in a user namespace of its own, and 240 sleeping processes held while classmates are graded
+# attack: fills every place a kernel can write or hold memory: 240 MiB into its private folder (connection file, sockets, log), 300,000 empty files in /tmp, /dev and /dev/shm, memfds and System V segments, a tmpfs in a user namespace of its own, 6 processes of 500 MiB at once, and 240 sleeping processes held while classmates are graded
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
@@ -72,6 +72,16 @@ def _userns_tmpfs():
     return r.stdout.strip() or f"refused: {r.stderr.strip()[-200:]}"
 
 
+def _memory(n=6, mib=500):
+    # n processes of a small Python each take and touch mib MiB (each far under the 6 GiB address-space limit)
+    # and hold it 4 s: together they want 3,000 MiB at once. Those that exit 0 held theirs to the end.
+    code = (f"import os, time\npids = []\nfor k in range({n}):\n    pid = os.fork()\n    if pid == 0:\n"
+            f"        held = b'\\1' * ({mib} * 2**20)\n        time.sleep(4)\n        os._exit(0)\n"
+            "    pids.append(pid)\nprint(sum(os.waitpid(pid, 0)[1] == 0 for pid in pids))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip()
+    return f"held {out or 0} x {mib} MiB at once of {n}"
+
+
 def _hold(n=240):
     # A small Python forks them (forking this kernel 240 times would take longer than a cell may).
     code = (f"import os, sys, time\nfor k in range({n}):\n    if os.fork() == 0:\n        time.sleep(30)\n"
@@ -87,4 +97,5 @@ _attempt("/dev", lambda: open("/dev/ATTACK", "w") and "wrote /dev/ATTACK")
 _attempt("/dev/shm", lambda: _fill("/dev/shm"))
 _attempt("memfd", _memfds)
 _attempt("user namespace", _userns_tmpfs)
+_attempt("memory", _memory)
 _attempt("processes", _hold)
