@@ -227,6 +227,22 @@ def page_attribute(tag, name, value):
     return True
 
 
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+             "param"}
+
+
+def nesting_depth(markup):
+    """How deeply the tags of ``markup`` nest (void and self-closed tags do not count), in one linear pass."""
+    depth = deepest = 0
+    for closing, tag, self_closed in _TAG.findall(markup):
+        if tag.lower() in VOID_TAGS or self_closed:
+            continue
+        depth = max(depth - 1, 0) if closing else depth + 1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 class SanitizeStudentContent(SanitizeHTML):
     """nbconvert's SanitizeHTML (bleach), with the course's allow-list, for every page of a student's notebook.
 
@@ -246,9 +262,41 @@ class SanitizeStudentContent(SanitizeHTML):
     safe_output_keys = Set(default_value={"metadata", "text/plain", "text/latex", "application/json", "image/png",
                                           "image/jpeg", "image/svg+xml"}).tag(config=True)
 
+    # What the sanitiser renders is bounded: bleach (html5lib) takes time quadratic in how deeply tags nest
+    # (the red team's 20,000 nested <div>s took 32 s), so a string nested deeper than MAX_DEPTH, a markdown
+    # cell longer than MAX_CELL_CHARS, and everything past MAX_NOTEBOOK_CHARS in one notebook is shown as
+    # escaped text, saying why. The course's own notebooks render about 10,000 characters, nested < 20 deep.
+    MAX_DEPTH, MAX_CELL_CHARS, MAX_NOTEBOOK_CHARS = 100, 50_000, 400_000
+    # A student's markup is painted only inside its own box: with allowed CSS alone (negative margins,
+    # opacity) a markdown cell could otherwise cover the page's real score with a fake one.
+    CONTAINED = "contain: paint; overflow: hidden"
+
     def preprocess(self, nb, resources):
         nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
+        self._rendered_chars = 0
         return super().preprocess(nb, resources)
+
+    def _too_much(self, text):
+        """Why ``text`` is shown as text rather than rendered, or None."""
+        self._rendered_chars = getattr(self, "_rendered_chars", 0) + len(text)
+        if self._rendered_chars > self.MAX_NOTEBOOK_CHARS:
+            return f"this notebook has more than {self.MAX_NOTEBOOK_CHARS:,} characters of markup"
+        if nesting_depth(text) > self.MAX_DEPTH:
+            return f"its tags nest more than {self.MAX_DEPTH} deep"
+        return None
+
+    @staticmethod
+    def _as_text(text, why):
+        return (f"<pre>{html.escape(text[:20_000])}</pre>"
+                f"<p><i>[shown as text, not rendered: {html.escape(why)}]</i></p>")
+
+    def sanitize_code_outputs(self, outputs):
+        outputs = super().sanitize_code_outputs(outputs)
+        for output in outputs:
+            data = output.get("data")
+            if isinstance(data, dict) and isinstance(data.get("text/html"), str):
+                data["text/html"] = f"<div style='{self.CONTAINED}'>{data['text/html']}</div>"
+        return outputs
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown":
@@ -300,6 +348,9 @@ class SanitizeStudentContent(SanitizeHTML):
         from bleach import clean
         from bleach.css_sanitizer import CSSSanitizer
 
+        why = self._too_much(html_str)
+        if why:
+            return self._as_text(html_str, why)
         return self._remembered("_cleaned", html_str, len(html_str), lambda: clean(
             html_str, tags=self.tags, attributes=self.attributes, protocols=["http", "https", "mailto", "data"],
             strip=self.strip, strip_comments=self.strip_comments,
@@ -314,12 +365,16 @@ class SanitizeStudentContent(SanitizeHTML):
     def _markdown_html(self, source, attachments):
         from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+        if len(source) > self.MAX_CELL_CHARS:
+            shown = self._as_text(source, f"a markdown cell of {len(source):,} characters (at most "
+                                          f"{self.MAX_CELL_CHARS:,} are rendered)")
+            return f"<div class='sanitized' style='{self.CONTAINED}'>{shown.replace(chr(10), '&#10;')}</div>"
         try:
             rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(source)
         except Exception as e:  # e.g. a missing attachment: show the text, say why
             rendered = f"<pre>{html.escape(source)}</pre><p><i>[not rendered: {html.escape(str(e))}]</i></p>"
         clean = self.sanitize_html_tags(rendered).replace("\r", "").replace("\n", "&#10;")
-        return f"<div class='sanitized'>{clean}</div>"
+        return f"<div class='sanitized' style='{self.CONTAINED}'>{clean}</div>"
 
 
 class PageExporter(HTMLExporter):

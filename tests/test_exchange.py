@@ -477,3 +477,20 @@ def test_ids():
     for bad in ("a b", "a+b", "..", "a/b", "x\n", "é", "", "-x"):
         with pytest.raises(ValueError, match="is not allowed"):
             exchange.check_id("student id", bad)
+
+
+def test_ignored_names_count_against_the_entry_limit(tmp_path):
+    """Names the course ignores (*.pyc, __pycache__) are not copied, but each counts against max_entries:
+    otherwise a submission could hold any number of them, and every collect would walk them all."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "answer.ipynb").write_text("mine")
+    for i in range(11):
+        (src / f"f{i}.pyc").write_bytes(b"")
+    policy = exchange.Policy(max_file_bytes=4000, max_submission_bytes=10000, max_entries=10, ignore=["*.pyc"])
+    with pytest.raises(exchange.Refused, match="it has more than 10 files and folders"):
+        exchange.walk(src, policy)
+    for i in range(3, 11):
+        (src / f"f{i}.pyc").unlink()
+    exchange.walk(src, policy, tmp_path / "dest")
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == ["answer.ipynb"]

@@ -3,6 +3,7 @@
 import json
 
 import nbformat
+import pytest
 
 from grading.preprocessors import CapOutputSize, ClearHiddenTestsInTestCells
 
@@ -65,10 +66,62 @@ def test_sanitiser_keeps_text_and_the_course_pictures_and_drops_every_script(mon
     nb.cells[0].execution_count = "<script>"
     nb, _ = SanitizeStudentContent().preprocess(nb, {})
     html = [o.data.get("text/html") for o in nb.cells[0].outputs]
-    assert html[0] == "&lt;script&gt;alert(1)&lt;/script&gt;<b>bold</b>"
+    assert html[0] == ("<div style='contain: paint; overflow: hidden'>"
+                       "&lt;script&gt;alert(1)&lt;/script&gt;<b>bold</b></div>")
     assert html[1].count("<rect") == svg.count("<rect") == 2 and html[1].count("<text") == svg.count("<text") > 0
-    assert "application/javascript" not in nb.cells[0].outputs[2].data and html[2] == '{"not": "<i>a string</i>"}'
+    assert "application/javascript" not in nb.cells[0].outputs[2].data and html[2].endswith('>{"not": "<i>a string</i>"}</div>')
     assert nb.cells[0].execution_count is None
     source = nb.cells[1].source
     assert "\n" not in source and "<img" not in source and "Look:" in source  # shown as text
     assert "[not rendered: missing attachment: a.png]" in source
+
+
+def test_deeply_nested_or_huge_markup_is_shown_as_text_quickly():
+    """bleach takes time quadratic in nesting (the red team's 20,000 nested <div>s: 32 s); the sanitiser
+    shows such markup, a markdown cell over its cap and markup past the notebook's budget as text, saying why."""
+    import time
+
+    from grading.preprocessors import SanitizeStudentContent, nesting_depth
+
+    assert nesting_depth("<div><p>a<br><img src=x/></p><div/></div>") == 2
+    nested = "<div>" * 2_000 + "x" + "</div>" * 2_000  # 22,001 characters: bleach alone takes about 1 s
+    cells = [nbformat.v4.new_markdown_cell(nested),
+             nbformat.v4.new_markdown_cell("# " + "word " * 20_000),
+             nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data",
+                                                                            data={"text/html": nested})])]
+    nb = nbformat.v4.new_notebook(cells=cells + [nbformat.v4.new_markdown_cell("<b>a</b>" * 6_000)
+                                                 for _ in range(10)])
+    started = time.process_time()
+    nb, _ = SanitizeStudentContent().preprocess(nb, {})
+    assert time.process_time() - started < 5
+    assert "[shown as text, not rendered: its tags nest more than 100 deep]" in nb.cells[0].source
+    assert "&lt;div&gt;" in nb.cells[0].source and "<div><div>" not in nb.cells[0].source
+    assert "a markdown cell of 100,002 characters (at most 50,000 are rendered)" in nb.cells[1].source
+    assert "its tags nest more than 100 deep" in nb.cells[2].outputs[0].data["text/html"]
+    assert "<b>a</b>" in nb.cells[3].source  # within the budget: rendered
+    assert "more than 400,000 characters of markup" in nb.cells[-1].source
+
+
+@pytest.mark.browser
+def test_a_students_markup_cannot_paint_over_the_page(chromium):
+    """With allowed CSS alone (negative margins, opacity: its own stacking context) a markdown cell covered the
+    page's real score with a fake one (red team); each student's markup is now painted only inside its own box."""
+    from grading.preprocessors import SanitizeStudentContent
+
+    overlay = ('<div style="margin-top:-440px;margin-left:-60px;height:440px;padding-top:30px;background-color:white;'
+               'opacity:0.999;display:block;width:100%"><h4>Score: 19.0 / 19.0</h4></div>')
+    cell = nbformat.v4.new_markdown_cell(overlay)
+    output = nbformat.v4.new_output("display_data", data={"text/html": overlay})
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("x", outputs=[output])])
+    nb, _ = SanitizeStudentContent().preprocess(nb, {})
+    page = chromium.new_page()
+    try:
+        for student in (nb.cells[0].source, nb.cells[1].outputs[0].data["text/html"]):
+            page.set_content(f"<body style='margin:0'><div style='height:600px'></div><h4 id='real' style='margin:0'>"
+                             f"Score: 8.0 / 19.0</h4><div>{student}</div></body>")
+            assert "Score: 19.0" in page.inner_text("body")  # the text stays
+            on_top = page.evaluate("() => { const r = document.getElementById('real').getBoundingClientRect();"
+                                   " return document.elementFromPoint(r.left + 5, r.top + r.height / 2).id; }")
+            assert on_top == "real"
+    finally:
+        page.close()

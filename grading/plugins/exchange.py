@@ -182,12 +182,14 @@ def _walk_dir(fd, rel, policy, dest, counts):
             path = os.path.join(rel, name)
             if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
                 raise Refused(f"{path!r} has a control character in its name")
-            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if policy.skipped(name, stat.S_ISDIR(st.st_mode)):
-                continue
+            # Every entry counts against the limit, also those skipped (ignored names like *.pyc):
+            # otherwise any number of them would cost each collect a walk over all of them.
             counts["entries"] += 1
             if counts["entries"] > policy.max_entries:
                 raise Refused(f"it has more than {policy.max_entries} files and folders")
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            if policy.skipped(name, stat.S_ISDIR(st.st_mode)):
+                continue
             kind = stat.S_IFMT(st.st_mode)
             if kind in _KINDS:
                 what = _KINDS[kind]
