@@ -59,6 +59,9 @@ LIMITS = {  # prlimit option: value
     "--fsize": 64 * 2**20,         # bytes per file
     "--as": 6 * 2**30,             # address space per process
     "--cpu": 300,                  # CPU seconds per process
+    # open files per process: each Unix socket pair can hold ~0.3 MiB of kernel memory in its buffers, which
+    # only a cgroup counts; without one, 20,000 inherited fds let one process hold ~2.8 GiB (red team)
+    "--nofile": 1024,
 }
 TMPFS_BYTES = 64 * 2**20
 TMPFS_INODES = 8192                # files and folders per scratch tmpfs (300,000 empty files: ENOSPC)

@@ -32,7 +32,8 @@ SYSCALLS = {"x86_64": {"arch": 0xC000003E, "clone": 56, "unshare": 272, "clone3"
                        "memfd_secret": 447, "shmget": 29},
             "aarch64": {"arch": 0xC00000B7, "clone": 220, "unshare": 97, "clone3": 435, "memfd_create": 279,
                         "memfd_secret": 447, "shmget": 194}}
-RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU"}
+RLIMITS = {"--nproc": "RLIMIT_NPROC", "--fsize": "RLIMIT_FSIZE", "--as": "RLIMIT_AS", "--cpu": "RLIMIT_CPU",
+           "--nofile": "RLIMIT_NOFILE"}
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

@@ -191,22 +191,24 @@ def test_has_its_own_pid_namespace_and_cannot_signal_the_grader(tmp_path):
 
 
 def test_process_count_is_limited(tmp_path):
-    seen = run_in_sandbox("""
-        import json, os, time
-        children, error = [], None
-        for _ in range(1000):
-            try:
-                pid = os.fork()
-            except OSError as exc:
-                error = exc.errno
-                break
-            if pid == 0:
-                time.sleep(5)
-                os._exit(0)
-            children.append(pid)
-        print(json.dumps({"forked": len(children), "error": error}))
-    """, tmp_path)
+    seen = run_in_sandbox(FORK.format(n=1000), tmp_path)
     assert seen["forked"] < sandbox.LIMITS["--nproc"] and seen["error"] == 11  # EAGAIN
+
+
+def test_open_files_are_limited(tmp_path):
+    """Each Unix socket pair's buffers hold kernel memory that only a cgroup counts (red team: 1,500 pairs held
+    427 MiB in one process): a process of the sandbox opens at most LIMITS['--nofile'] files."""
+    seen = run_in_sandbox("""
+        import json, socket
+        held, error = [], None
+        try:
+            for _ in range(5000):
+                held.append(socket.socketpair())
+        except OSError as exc:
+            error = exc.errno
+        print(json.dumps({"pairs": len(held), "error": error}))
+    """, tmp_path)
+    assert seen["pairs"] < sandbox.LIMITS["--nofile"] // 2 and seen["error"] == 24, seen  # EMFILE
 
 
 def test_the_environment_is_not_the_graders(tmp_path):
@@ -365,10 +367,10 @@ print('holding', flush=True)
 time.sleep(120)
 """
 
-FORK_50 = """
+FORK = """
 import json, os, time
 children, error = [], None
-for _ in range(50):
+for _ in range({n}):
     try:
         pid = os.fork()
     except OSError as exc:
@@ -378,8 +380,9 @@ for _ in range(50):
         time.sleep(5)
         os._exit(0)
     children.append(pid)
-print(json.dumps({"forked": len(children), "error": error}))
+print(json.dumps({{"forked": len(children), "error": error}}))
 """
+FORK_50 = FORK.format(n=50)
 
 
 def test_one_sandbox_holding_240_processes_does_not_stop_another(tmp_path):
