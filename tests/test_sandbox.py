@@ -456,26 +456,37 @@ def ordinary_user():
         subprocess.run(["userdel", name], check=False)
 
 
+def site_packages():
+    return str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
+
+
+def run_as_user(user, name, program, timeout):
+    """Run ``program`` (Python source) as the Unix ``user``, with the system's Python (the user cannot read this
+    machine's Python, a pyenv under /root) and this environment's packages; its output lines. The script lives
+    in a folder the user can read (pytest's tmp_path is root's, 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix="l23-as-user-"))
+    script = folder / name
+    script.write_text(program)
+    folder.chmod(0o755)
+    script.chmod(0o644)
+    try:
+        proc = subprocess.run(["runuser", "-u", user, "--", "env", "-i", "PATH=/usr/bin:/bin",
+                               f"PYTHONPATH={site_packages()}", "/usr/bin/python3", str(script)],
+                              capture_output=True, text=True, timeout=timeout, cwd="/")
+    finally:
+        shutil.rmtree(folder)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip().splitlines()
+
+
 def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_user):
     """As the instructor (not root): 240 processes held by one sandbox do not stop another's 50; /dev is
     read-only, /dev/shm and /tmp's inodes are capped, the working folder is writable, no new user namespace."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
-    site = next(p for p in sys.path if p.endswith("site-packages"))
-    script = Path(tempfile.mkdtemp(prefix="l23s-")) / "grader_as_user.py"  # pytest's tmp_path is root's, 0700
-    script.write_text(ORDINARY_USER.format(root=str(sandbox.HARNESS.parent.parent), hold=HOLD.format(n=240),
-                                           fork=FORK_50, files=FILES_AS_USER))
-    script.parent.chmod(0o755)
-    script.chmod(0o644)
-    # The user cannot read this machine's Python (a pyenv under /root): the system's Python runs both sides.
-    try:
-        proc = subprocess.run(["runuser", "-u", ordinary_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
-                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
-                              capture_output=True, text=True, timeout=180, cwd="/")
-    finally:
-        shutil.rmtree(script.parent)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = run_as_user(ordinary_user, "grader_as_user.py", ORDINARY_USER.format(
+        root=str(sandbox.HARNESS.parent.parent), hold=HOLD.format(n=240), fork=FORK_50, files=FILES_AS_USER), 180)
+    seen = json.loads(lines[-1])
     assert seen["fork"] == {"forked": 50, "error": None}, seen
     files = seen["files"]
     assert files["dev"] == errno.EROFS and files["workdir"] == "ok" and files["userns"] == -1, files
@@ -577,22 +588,12 @@ def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(cgroup_us
     cgroup of its own (the instructor's delegated one, as the hub makes it), removed with it."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
-    site = str(Path(next(p for p in sys.path if p.endswith("site-packages"))).resolve())
     helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
-    script = Path(tempfile.mkdtemp(prefix="l23s-")) / "kernel_as_user.py"
-    script.write_text(KERNEL_AS_USER.format(root=str(sandbox.HARNESS.parent.parent), site=site, helpers=str(helpers)))
-    script.parent.chmod(0o755)
-    script.chmod(0o644)
-    try:
-        proc = subprocess.run(["runuser", "-u", cgroup_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
-                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
-                              capture_output=True, text=True, timeout=300, cwd="/")
-    finally:
-        shutil.rmtree(script.parent)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-2])
+    lines = run_as_user(cgroup_user, "kernel_as_user.py", KERNEL_AS_USER.format(
+        root=str(sandbox.HARNESS.parent.parent), site=site_packages(), helpers=str(helpers)), 300)
+    seen = json.loads(lines[-2])
     assert seen["in_cgroup"] and seen["gone"], seen
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    seen = json.loads(lines[-1])
     assert seen["written_mib"] <= sandbox.PRIVATE_BYTES // 2**20 and seen["error"] == errno.ENOSPC, seen
     assert seen["saved"] == "kept"
 
@@ -824,21 +825,10 @@ def test_as_an_ordinary_user_a_delegated_cgroup_limits_each_sandbox(cgroup_user)
     do not all hold, a classmate's sandbox at the same time does; 40 threads count toward a limit of 64."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
-    site = next(p for p in sys.path if p.endswith("site-packages"))
-    script = Path(tempfile.mkdtemp(prefix="l23c-")) / "cgroup_as_user.py"
-    script.write_text(CGROUP_AS_USER.format(root=str(sandbox.HARNESS.parent.parent),
-                                            one=HOG.format(n=1, mb=300, hold=6), four=HOG.format(n=4, mb=300, hold=4),
-                                            pids=PIDS.format(threads=40)))
-    script.parent.chmod(0o755)
-    script.chmod(0o644)
-    try:
-        proc = subprocess.run(["runuser", "-u", cgroup_user, "--", "env", "-i", "PATH=/usr/bin:/bin",
-                               f"PYTHONPATH={site}", "/usr/bin/python3", str(script)],
-                              capture_output=True, text=True, timeout=300, cwd="/")
-    finally:
-        shutil.rmtree(script.parent)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = run_as_user(cgroup_user, "cgroup_as_user.py", CGROUP_AS_USER.format(
+        root=str(sandbox.HARNESS.parent.parent), one=HOG.format(n=1, mb=300, hold=6),
+        four=HOG.format(n=4, mb=300, hold=4), pids=PIDS.format(threads=40)), 300)
+    seen = json.loads(lines[-1])
     assert seen["setup"] and cgroups.delegated_path(cgroup_user) in seen["setup"], seen
     assert "limited per sandbox by cgroup (v" in seen["note"], seen
     assert _held(seen["greedy"]["codes"]) <= 1 and set(seen["greedy"]["codes"]) <= {0, 3, -9}, seen
