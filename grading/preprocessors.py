@@ -366,14 +366,16 @@ class SanitizeStudentContent(SanitizeHTML):
         from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
         if len(source) > self.MAX_CELL_CHARS:
-            shown = self._as_text(source, f"a markdown cell of {len(source):,} characters (at most "
+            clean = self._as_text(source, f"a markdown cell of {len(source):,} characters (at most "
                                           f"{self.MAX_CELL_CHARS:,} are rendered)")
-            return f"<div class='sanitized' style='{self.CONTAINED}'>{shown.replace(chr(10), '&#10;')}</div>"
-        try:
-            rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(source)
-        except Exception as e:  # e.g. a missing attachment: show the text, say why
-            rendered = f"<pre>{html.escape(source)}</pre><p><i>[not rendered: {html.escape(str(e))}]</i></p>"
-        clean = self.sanitize_html_tags(rendered).replace("\r", "").replace("\n", "&#10;")
+        else:
+            try:
+                rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(
+                    source)
+            except Exception as e:  # e.g. a missing attachment: show the text, say why
+                rendered = f"<pre>{html.escape(source)}</pre><p><i>[not rendered: {html.escape(str(e))}]</i></p>"
+            clean = self.sanitize_html_tags(rendered)
+        clean = clean.replace("\r", "").replace("\n", "&#10;")
         return f"<div class='sanitized' style='{self.CONTAINED}'>{clean}</div>"
 
 
