@@ -389,6 +389,9 @@ class PageExporter(HTMLExporter):
         return output.replace("<head>", f"<head>\n{CSP_META}", 1), resources
 
 
+_GRADING_SECONDS = {}  # ResilientExecute._student_seconds without an exporter
+
+
 class ResilientExecute(Execute):
     """nbgrader's Execute, but a submission that hangs or kills its kernel loses only its own points.
 
@@ -425,8 +428,9 @@ class ResilientExecute(Execute):
     def _student_seconds(self):
         """{(assignment, student): seconds spent on their earlier notebooks}, for this grading run: kept on the
         exporter, which one `nbgrader autograde` (or one student of `make grade`'s workers) keeps throughout."""
-        holder = self.parent if self.parent is not None else ResilientExecute
-        return vars(holder).setdefault("_grading_seconds", {})
+        if self.parent is None:  # used on its own: this process's run
+            return _GRADING_SECONDS
+        return vars(self.parent).setdefault("_grading_seconds", {})
 
     def _budget_left(self):
         """(seconds left, the message to give when none is), the tighter of the notebook's and student's budgets."""
