@@ -77,7 +77,9 @@ def plain_class(tmp_path_factory):
     submit(course, "a-honest", NB2, right(NB2))
     submit(course, "m-sleeps", NB2, right(NB2), lambda nb: add_sleeps(nb, 12))
     submit(course, "m-sleeps-in-both", NB1, right(NB1), lambda nb: add_sleeps(nb, 2))
-    submit(course, "m-sleeps-in-both", NB2, right(NB2), lambda nb: add_sleeps(nb, 3))
+    # 6 s + 12 s of sleeps: over the student's 16 s however fast the rest runs; at NB2's start the student's budget
+    # has less left (at most 10 s) than the notebook's (12 s), so it is the one that stops NB2
+    submit(course, "m-sleeps-in-both", NB2, right(NB2), lambda nb: add_sleeps(nb, 4))
     for kind, edit in TAMPER.items():
         path = submit(course, f"m-{kind}", NB2, right(NB2), edit)
         if kind == "not-json":
