@@ -25,10 +25,11 @@ import nbformat
 from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, template
 
 TABLE = Path(__file__).resolve().with_name("diagnoses.json")
-NONE = "none: your function behaved like a right answer in every check."
-UNKNOWN = ("your function does not behave like any mistake we know, so none is named here; "
-           "each failed check below says what it saw.")
-NOT_MADE = "not made: {why}."
+
+
+def _frame(lang):
+    from grading import rules
+    return rules.FRAME[lang]
 
 
 def fingerprint(trace):
@@ -40,31 +41,41 @@ def load():
 
 
 def texts(assignment=ASSIGNMENT):
-    """The diagnosis words of an edition: prefix, none, unknown, not_made, and {notebook: {answer: text}}."""
+    """The diagnosis words of an edition: prefix, none, unknown, not_made, and (Level 23's catalogue lookup)
+    {notebook: {answer: text}} for a translated edition (None for English)."""
+    words = {k: v for k, v in _frame("en" if language(assignment) == "en" else "zh").items()
+             if k in ("prefix", "none", "unknown", "not_made")}
     if language(assignment) == "en":
-        return {"prefix": "Diagnosis: ", "none": NONE, "unknown": UNKNOWN, "not_made": NOT_MADE}, None
+        return words, None
     from grading import build
 
-    content = build.load_i18n(assignment)
-    return content.DIAGNOSIS, content.DIAGNOSES
+    return words, build.load_i18n(assignment).DIAGNOSES
+
+
+def level(assignment=ASSIGNMENT):
+    return 24 if template(assignment).startswith("level24") else 23
 
 
 def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
-    edition's language: a translated edition runs its template's checks, so it looks the behaviour
-    up in its template's table and names the same catalogue answer in its own words)."""
-    words, translated = texts(assignment)
-    if judge.kernel_gone:
-        return words["prefix"] + words["not_made"].format(why=judge.kernel_gone.rstrip("."))
+    edition's language). "none" only when every check passed; when no rule fits, the line says so and
+    names the failed checks. Level 24's diagnosis is made of rules (grading/rules.py); Level 23's still
+    looks the whole behaviour up among the catalogue's (a translated edition names the same answer in its
+    own words), inside the same frame."""
+    from grading import rules
+
+    lang = "en" if language(assignment) == "en" else "zh"
+    words = _frame(lang)
+    if level(assignment) == 24 or judge.kernel_gone or not [c for c in judge.failed if c is not None]:
+        return rules.line(judge, level(assignment), lang)
+    failed = ", ".join(dict.fromkeys(c for c in judge.failed if c is not None))
     table = table if table is not None else load()
     entry = table.get(template(assignment), {}).get(notebook, {}).get(fingerprint(judge.trace))
-    if entry is None:
-        return words["prefix"] + words["unknown"]
-    if translated is None:
+    if entry is None or entry["diagnosis"] == NONE:
+        return words["prefix"] + words["unknown"].format(checks=failed)
+    if lang == "en":
         return words["prefix"] + entry["diagnosis"]
-    if entry["diagnosis"] == NONE:
-        return words["prefix"] + words["none"]
-    return words["prefix"] + translated[notebook][entry["answers"][0]]
+    return words["prefix"] + texts(assignment)[1][notebook][entry["answers"][0]]
 
 
 def trace_of(code, notebook, source_dir):
@@ -81,8 +92,30 @@ def trace_of(code, notebook, source_dir):
     judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
     for cell in nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells:
         if is_test_cell(cell):
-            judge.outputs(cell.source)
+            judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
     return judge.trace
+
+
+def judge_of(code, notebook, source_dir):
+    """The Judge after running the answer ``code`` through every test cell of ``notebook``, here (no kernel):
+    the same checks nbgrader runs, with the same verdict code (grading/verdicts.py)."""
+    import torch
+
+    from grading.kernel_harness import answer, load_private
+    from grading.verdicts import Judge, is_test_cell
+
+    helpers_path = Path(source_dir) / "spec_checks.py"
+    helpers = load_private(helpers_path, "_diagnosis_helpers")
+    user_ns = {"torch": torch, "__name__": "__main__"}
+    try:
+        exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
+    except Exception:
+        pass  # a broken answer cell: its function is missing, and every check says so
+    judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
+    for cell in nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells:
+        if is_test_cell(cell):
+            judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
+    return judge
 
 
 def build(source_root=ROOT / "source"):
@@ -97,6 +130,8 @@ def build(source_root=ROOT / "source"):
     for assignment, notebook in ((a, n) for a, names in ASSIGNMENTS.items() if template(a) == a for n in names):
         entries = table.setdefault(assignment, {}).setdefault(notebook, {})
         for a in catalogue.load(notebook, assignment):
+            if template(assignment) != "level23_speculative_decoding":
+                continue  # Level 24 is diagnosed by rules (grading/rules.py)
             text = NONE if a.full_marks else a.diagnosis
             if not text:
                 problems.append(f"{catalogue.answers_dir(assignment).relative_to(ROOT)}/{notebook}/{a.name}.py "
@@ -110,6 +145,10 @@ def build(source_root=ROOT / "source"):
     if problems:
         raise ValueError("\n".join(problems))
     return table
+
+
+NONE = _frame("en")["none"]
+UNKNOWN = _frame("en")["unknown"]
 
 
 def main(argv):

@@ -582,7 +582,7 @@ class SandboxedExecute(ResilientExecute):
                             diagnosis_cell = cell
                 for cell in tests:
                     self._check_budget()  # past a budget, _call refuses: the check fails with the budget's message
-                    cell.outputs = self._judge.outputs(cell.source)
+                    cell.outputs = self._judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
                 if diagnosis_cell is not None:
                     from grading import diagnosis
 

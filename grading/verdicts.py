@@ -185,6 +185,10 @@ class Judge:
         self.call = call
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
+        self.calls = []        # [(check, helper, case, args, kwargs, trace)] of each traced call (grading/rules.py)
+        self.failed = []       # the checks (grade ids) that failed, in order
+        self.checks = []       # every check run, in order
+        self.check = None      # the check now running
         self.kernel_gone = None
         self.hidden = False    # True while the hidden part of a test cell runs
         self.shown = not_shown(self.helpers.HIDDEN_TEXT["value"])
@@ -212,6 +216,7 @@ class Judge:
                     raise KernelGone(f"the kernel sent {exc}") from None
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(self.helpers.trace(helper, result))
+                    self.calls.append((self.check, helper, case, tuple(args), dict(kwargs), self.trace[-1]))
                 if not self.hidden:
                     return result
                 if getattr(result, "ename", None) is not None:  # a class name is the student's own words too
@@ -236,11 +241,14 @@ class Judge:
             ns[name] = StudentFunction(name)
         return ns
 
-    def outputs(self, source):
+    def outputs(self, source, check=None):
         """Run one whole test cell here; return its outputs (printed lines, then the error if it failed).
 
-        What the hidden part prints is dropped.
+        What the hidden part prints is dropped. ``check`` (the cell's grade id) is noted with each traced
+        call and in ``failed`` when the cell fails, for the diagnosis.
         """
+        self.check = check
+        self.checks.append(check)
         printed = io.StringIO()
         error = None
         namespace = self.namespace()
@@ -261,6 +269,7 @@ class Judge:
         if printed.getvalue():
             outputs.append(nbformat.v4.new_output("stream", name="stdout", text=printed.getvalue()))
         if error:
+            self.failed.append(check)
             outputs.append(nbformat.v4.new_output("error", ename=error[0], evalue=error[1],
                                                   traceback=[f"{error[0]}: {error[1]}"]))
         return outputs

@@ -556,13 +556,8 @@ HELPERS = {
     },
 }
 
-# The diagnosis line of the feedback (grading/diagnosis.py), in this edition's words.
-DIAGNOSIS = {
-    "prefix": "诊断：",
-    "none": "无：你的函数在每项检查中的行为都和正确答案一样。",
-    "unknown": "你的函数的行为不像我们认识的任何一种错误，所以这里不点名；下面每项未通过的检查会说明它看到了什么。",
-    "not_made": "未做出：{why}。",
-}
+# The diagnosis line's frame (prefix, none, unknown, not made, also) and Level 24's rule sentences are in
+# grading/rules.py (FRAME, SENTENCES: one table, both languages).
 
 # By catalogue answer (answers/<notebook>/<name>.py, its '# diagnosis:' line), for the wrong answers.
 DIAGNOSES = {

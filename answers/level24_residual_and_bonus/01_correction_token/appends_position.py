@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_correction_appended
 # why: samples the correction but appends the position i.
-# diagnosis: you sample the correction but append the position i, not the token torch.multinomial returned
+# diagnosis: correction_appends_position
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

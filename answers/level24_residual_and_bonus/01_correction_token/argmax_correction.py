@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_emitted_distribution
 # why: the residual's most likely token instead of a sample.
-# diagnosis: you take the residual's most likely token (argmax) instead of sampling it with torch.multinomial
+# diagnosis: correction_argmax
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose hidden_stops_after_correction
 # why: continue after the correction: later drafts are still verified and come back.
-# diagnosis: you go on verifying after the correction token (continue); the step ends with it: break or return
+# diagnosis: continue_after_correction
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

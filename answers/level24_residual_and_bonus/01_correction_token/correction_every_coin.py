@@ -1,6 +1,6 @@
 # expect: lose hidden_no_multinomial_before_coin hidden_one_correction
 # why: samples a correction after every coin, also when the coin accepts, and keeps only the last.
-# diagnosis: you call torch.multinomial after every coin, also when it accepts; draw only after a rejection
+# diagnosis: correction_every_coin
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

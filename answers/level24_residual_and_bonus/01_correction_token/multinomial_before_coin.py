@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_no_multinomial_before_coin
 # why: draws a correction at every p < q position before flipping its coin.
-# diagnosis: you call torch.multinomial before the coin has decided; sample the correction only after a rejection
+# diagnosis: multinomial_before_coin
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

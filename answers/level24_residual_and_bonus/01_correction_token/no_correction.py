@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_one_correction hidden_reject_at_first
 # why: Level 23's break alone: the rejection emits nothing.
-# diagnosis: no correction token: after a rejection you stop without sampling from the residual
+# diagnosis: no_correction
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

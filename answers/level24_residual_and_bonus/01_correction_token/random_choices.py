@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_one_correction
 # why: Python's random.choices with the residual as weights: the right distribution, but not torch.multinomial, so torch's seeded draws and the tests never see it.
-# diagnosis: you sample with random.choices instead of torch.multinomial: draw the correction with torch.multinomial(residual, 1)
+# diagnosis: correction_not_multinomial
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_residual_exact
 # why: the residual of row 0, whatever position was rejected.
-# diagnosis: your residual comes from row 0 whatever position was rejected: take max(0, p - q) of row i, the rejected position
+# diagnosis: residual_row_zero
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

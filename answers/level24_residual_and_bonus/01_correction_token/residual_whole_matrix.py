@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_residual_exact
 # why: max(0, p - q) taken over every row and summed, not over the rejected row.
-# diagnosis: your residual adds up max(0, p - q) over all the rows; it belongs to the rejected row i alone
+# diagnosis: residual_whole_matrix
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_one_correction
 # why: two tokens drawn and both appended after a rejection.
-# diagnosis: you append two correction tokens (num_samples=2); a rejection adds exactly one token, torch.multinomial(residual, 1)
+# diagnosis: two_corrections
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token
 # why: break after the correction, then the bonus is appended anyway.
-# diagnosis: you add a bonus token after a rejection too; the correction is the step's only new token: return right after it
+# diagnosis: bonus_after_reject
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_bonus_row_k
 # why: the bonus is the most likely token of row K, not a sample.
-# diagnosis: you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with torch.multinomial
+# diagnosis: bonus_argmax
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_call_order
 # why: the bonus drawn at the start, before any coin, and used only if every draft is accepted.
-# diagnosis: you draw the bonus before the coins (torch.multinomial first); draw it only after every draft was accepted
+# diagnosis: bonus_before_coins
 def speculative_step(draft_probs, target_probs, draft_tokens):
     bonus = int(torch.multinomial(target_probs[len(draft_tokens)], 1).item())
     accepted_tokens = []

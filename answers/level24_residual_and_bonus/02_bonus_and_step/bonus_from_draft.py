@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_bonus_row_k hidden_empty_draft
 # why: the bonus from the draft's last row.
-# diagnosis: your bonus comes from the draft's row; it is a token of the target: sample it from target_probs[K]
+# diagnosis: bonus_from_draft
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

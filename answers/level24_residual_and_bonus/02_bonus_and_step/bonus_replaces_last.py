@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_bonus_when_all_accepted hidden_empty_draft hidden_tokens_per_step
 # why: the bonus overwrites the last accepted token instead of following it.
-# diagnosis: your bonus replaces the last accepted token; it comes after all K accepted drafts, so the step returns K + 1 tokens
+# diagnosis: bonus_replaces_last
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_bonus_row_k
 # why: the bonus from target_probs[K-1], the last drafted position's row.
-# diagnosis: your bonus comes from target_probs[K-1], the last drafted position; the next token's row is target_probs[K]
+# diagnosis: bonus_row_k_minus_1
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose hidden_empty_draft
 # why: the bonus row written as i + 1: right after K accepted drafts, but i does not exist when the draft is empty.
-# diagnosis: your bonus row uses the loop's i + 1, which does not exist for an empty draft: use K = len(draft_tokens)
+# diagnosis: empty_draft_error
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose hidden_inputs_unchanged
 # why: the residual built in place in a row of target_probs.
-# diagnosis: you build the residual in place in target_probs[i] (-=, clamp_, /=), which changes the input: compute it in a new tensor
+# diagnosis: inputs_changed
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_bonus_when_all_accepted hidden_bonus_row_k hidden_empty_draft hidden_tokens_per_step
 # why: when all K drafts are accepted, no bonus token: a whole step's worth of target work thrown away.
-# diagnosis: no bonus token: when every draft is accepted, append one token sampled from target_probs[K]
+# diagnosis: no_bonus
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

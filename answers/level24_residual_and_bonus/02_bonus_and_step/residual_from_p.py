@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_residual_exact hidden_first_token_distribution
 # why: the correction sampled from p, the target row.
-# diagnosis: you sample the correction from p, the target's row; after a rejection sample from the normalised residual max(0, p - q)
+# diagnosis: residual_from_p
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

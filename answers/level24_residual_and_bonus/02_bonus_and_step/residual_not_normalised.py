@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_residual_exact
 # why: max(0, p - q) passed without normalising.
-# diagnosis: you pass max(0, p - q) to torch.multinomial without normalising it: divide it by its sum first
+# diagnosis: residual_not_normalised
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

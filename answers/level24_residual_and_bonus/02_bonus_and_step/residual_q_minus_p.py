@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_residual_exact hidden_first_token_distribution
 # why: the residual turned around: max(0, q - p).
-# diagnosis: your correction comes from max(0, q - p); the residual is max(0, p - q), the target minus the draft
+# diagnosis: residual_q_minus_p
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token
 # why: two correction tokens after a rejection.
-# diagnosis: you append two correction tokens (num_samples=2); a rejection adds exactly one token
+# diagnosis: two_corrections
 def speculative_step(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,0 +1,428 @@
+"""The diagnosis by rules: each known mistake is a rule over what the function did in the checks.
+
+A rule is a small model of one mistake (the reference algorithm with one thing changed) and the
+*aspect* of a run it is about: the values passed to the correction's torch.multinomial call, the
+bonus's, the order of the torch.rand and torch.multinomial calls, the tokens returned. For every
+traced call of the graded run (grading/verdicts.py: the case, the scripted draws and picks, and
+what the student's function did) the grader runs the reference and the rule's model on the same
+case. A call *shows* the mistake when the model differs from the reference in the rule's aspect
+and the student's call agrees with the model there. A rule fires when some call in a failed check
+shows it and most calls where it could show (where the model differs from the reference) do; it
+explains the failed checks holding a call that shows it. Predicates cover what no model draws: an
+error by type, changed inputs, a vectorised coin, a missing num_samples.
+
+Only the aspect is compared, so a second mistake elsewhere (a different order, an extra token)
+does not hide the first one: both fire, and the line names the one that explains most failed
+checks, then "also: ...". The catalogue (answers/) is the rules' test set, not their definition.
+
+Each rule's sentence is in one table, ``SENTENCES``, in both languages (en, zh-CN).
+"""
+
+import math
+
+import torch
+
+TOL = 1e-6
+
+# ------------------------------------------------------------------ the sentences, both languages
+
+FRAME = {
+    "en": {"prefix": "Diagnosis: ",
+           "none": "none: your function behaved like a right answer in every check.",
+           "unknown": "your function does not behave like any mistake we know, so none is named here; these checks "
+                      "failed: {checks} (each says below what it saw).",
+           "not_made": "not made: {why}.",
+           "also": " (also: {others})",
+           "sep": "; "},
+    "zh": {"prefix": "诊断：",
+           "none": "无：你的函数在每项检查中的行为都和正确答案一样。",
+           "unknown": "你的函数的行为不像我们认识的任何一种错误，所以这里不点名；未通过的检查是：{checks}（下面每项都说明了它看到了什么）。",
+           "not_made": "未做出：{why}。",
+           "also": "（另外：{others}）",
+           "sep": "；"},
+}
+
+SENTENCES = {  # rule id: (en, zh)
+    "no_num_samples": (
+        "you call torch.multinomial without num_samples, which torch requires: torch.multinomial(weights, 1)",
+        "你调用 torch.multinomial 时没有给 num_samples，而 torch 要求必须给出：torch.multinomial(weights, 1)"),
+    "vector_coin": (
+        "you draw several coins at once (torch.rand with a shape other than (1,)); the tests hand one scripted value "
+        "to each torch.rand(1), one per p < q position, in order",
+        "你一次抽取多个硬币（torch.rand 的形状不是 (1,)）；测试按位置顺序，为每个 p < q 的位置的一次 torch.rand(1) 调用准备一个预设值"),
+    "coin_every_position": (
+        "you flip a coin also where p >= q (torch.rand at every position); flip one only where p < q, as the given "
+        "loop does",
+        "你在 p >= q 的位置也掷了硬币（每个位置都调用 torch.rand）；像给定的循环那样，只在 p < q 的位置掷一次"),
+    "ratio_q_over_p": (
+        "your coin compares r with q / p; accept when r < p / q, the target's probability over the draft's",
+        "你的硬币把 r 和 q / p 比较；应当在 r < p / q 时接受，即目标概率除以草稿概率"),
+    "residual_from_p": (
+        "you sample the correction from p, the target's row; after a rejection sample from the normalised residual "
+        "max(0, p - q)",
+        "你从目标的那一行 p 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
+    "residual_from_q": (
+        "you sample the correction from q, the draft's row; after a rejection sample from the normalised residual "
+        "max(0, p - q)",
+        "你从草稿的那一行 q 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
+    "residual_not_normalised": (
+        "you pass max(0, p - q) to torch.multinomial without normalising it: divide it by its sum first",
+        "你把 max(0, p - q) 直接交给 torch.multinomial，没有归一化：先除以它的和"),
+    "residual_q_minus_p": (
+        "your correction comes from max(0, q - p); the residual is max(0, p - q), the target minus the draft",
+        "你的修正 token 来自 max(0, q - p)；残差是 max(0, p - q)，目标减去草稿"),
+    "residual_row_zero": (
+        "your residual comes from row 0 whatever position was rejected: take max(0, p - q) of row i, the rejected "
+        "position",
+        "无论在哪个位置拒绝，你的残差都来自第 0 行：取被拒绝的位置 N 那一行（第 i 行）的 max(0, p - q)"),
+    "residual_other_row": (
+        "your residual comes from another row than the rejected position's: take max(0, p - q) of row i",
+        "你的残差来自另一行，而不是被拒绝的位置那一行：取第 i 行的 max(0, p - q)"),
+    "residual_whole_matrix": (
+        "your residual adds up max(0, p - q) over all the rows; it belongs to the rejected row i alone",
+        "你的残差把所有行的 max(0, p - q) 加在一起；它只属于被拒绝的第 i 行"),
+    "correction_argmax": (
+        "you take the residual's most likely token (argmax) instead of sampling it with torch.multinomial",
+        "你取了残差中概率最大的 token（argmax），而不是用 torch.multinomial 采样"),
+    "no_correction": (
+        "no correction token: after a rejection you stop without sampling from the residual",
+        "没有修正 token：拒绝之后你直接停止，没有从残差中采样"),
+    "correction_not_multinomial": (
+        "after a rejection you add a token without calling torch.multinomial (random.choices, numpy, ...): sample "
+        "the correction with torch.multinomial(residual, 1)",
+        "拒绝之后你没有调用 torch.multinomial 就加了一个 token（random.choices、numpy 等）：用 torch.multinomial(residual, 1) 采样修正 token"),
+    "correction_appends_position": (
+        "you sample the correction but append the position i, not the token torch.multinomial returned",
+        "你采样了修正 token，却 append 了位置 i，而不是 torch.multinomial 返回的 token"),
+    "two_corrections": (
+        "you add two tokens after a rejection (two samples); a rejection adds exactly one token, "
+        "torch.multinomial(residual, 1)",
+        "拒绝之后你加了两个 token（两次采样）；一次拒绝只加一个 token，torch.multinomial(residual, 1)"),
+    "multinomial_before_coin": (
+        "you call torch.multinomial before the coin has decided; sample the correction only after a rejection",
+        "你在硬币决定之前就调用了 torch.multinomial；只在拒绝之后采样修正 token"),
+    "correction_every_coin": (
+        "you call torch.multinomial after every coin, also when it accepts; draw only after a rejection",
+        "每次掷硬币之后你都调用 torch.multinomial，接受时也一样；只在拒绝之后采样"),
+    "continue_after_correction": (
+        "you go on verifying after the correction token (continue); the step ends with it: break or return",
+        "修正 token 之后你继续验证（continue）；这一步到修正 token 就结束了：break 或 return"),
+    "inputs_changed": (
+        "your function changes its inputs (draft_probs, target_probs or draft_tokens), for instance an in-place "
+        "-=, clamp_ or /= on a row: compute in a new tensor",
+        "你的函数改动了输入（draft_probs、target_probs 或 draft_tokens），例如在某一行上原地做 -=、clamp_ 或 /=：在新的张量里计算"),
+    "bonus_row_k_minus_1": (
+        "your bonus comes from target_probs[K-1], the last drafted position; the next token's row is target_probs[K]",
+        "你的额外（bonus）token 来自 target_probs[K-1]，即最后一个草稿位置；下一个 token 的分布是 target_probs[K]"),
+    "bonus_from_draft": (
+        "your bonus comes from the draft's row; it is a token of the target: sample it from target_probs[K]",
+        "你的额外（bonus）token 来自草稿的那一行；它是目标模型的 token：从 target_probs[K] 中采样"),
+    "bonus_argmax": (
+        "you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with "
+        "torch.multinomial",
+        "你取了 target_probs[K] 中概率最大的 token（argmax）作为额外（bonus）token，而不是用 torch.multinomial 采样"),
+    "no_bonus": (
+        "no bonus token: when every draft is accepted, append one token sampled from target_probs[K]",
+        "没有额外（bonus）token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并 append"),
+    "bonus_replaces_last": (
+        "your bonus replaces the last accepted token; it comes after all K accepted drafts, so the step returns "
+        "K + 1 tokens",
+        "你的额外（bonus）token 替换了最后一个被接受的 token；它排在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token"),
+    "bonus_before_coins": (
+        "you draw the bonus before the coins (torch.multinomial first); draw it only after every draft was accepted",
+        "你在掷硬币之前就抽取了额外（bonus）token（先调用 torch.multinomial）；只在所有草稿都被接受之后抽取"),
+    "bonus_after_reject": (
+        "you add a bonus token after a rejection too; the correction is the step's only new token: return right "
+        "after it",
+        "拒绝之后你也加了额外（bonus）token；修正 token 是这一步唯一的新 token：append 之后立即 return"),
+    "empty_draft_error": (
+        "your function raises an error for an empty draft (K = 0), where the step is the bonus from target_probs[0] "
+        "alone, with K = len(draft_tokens)",
+        "草稿为空（K = 0）时你的函数抛出错误，而这时这一步只有来自 target_probs[0] 的额外（bonus）token，K = len(draft_tokens)"),
+    "not_a_list": (
+        "your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints",
+        "你的函数返回的不是由 token id 组成的普通列表：返回 accepted_tokens，一个由 int 组成的列表"),
+}
+
+
+def sentence(rule, lang="en"):
+    return SENTENCES[rule][0 if lang == "en" else 1]
+
+
+# ------------------------------------------------------------------ Level 24: the reference and its mistakes
+
+class _Out:
+    def __init__(self):
+        self.events, self.tokens, self.error = [], [], None
+
+
+def _values(t):
+    return [round(float(x), 7) for x in t.reshape(-1)]
+
+
+def _residual(P, Q, i):
+    r = torch.clamp(P[i] - Q[i], min=0)
+    return r / r.sum() if r.sum() > 0 else r
+
+
+def level24(case, draws, picks, bonus, m=frozenset()):
+    """The step (``bonus``: notebook 02's speculative_step; else notebook 01's verify_and_correct) with the
+    mistakes named in ``m``; returns its calls and tokens as an _Out."""
+    out = _Out()
+    P, Q = case.target_probs.double(), case.draft_probs.double()
+    ids, k = case.ids, case.k
+    draws, picks = list(draws), list(picks)
+
+    def rand():
+        out.events.append(["rand", [1]])
+        return draws.pop(0) if draws else 0.999
+
+    def multi(values, n=1):
+        out.events.append(["multinomial", n, _values(values)])
+        return [picks.pop(0) if picks else 0 for _ in range(n)]
+
+    for i, t in enumerate(ids):
+        p, q = P[i, t].item(), Q[i, t].item()
+        coin = None
+        if "coin_every_position" in m:
+            coin = rand()
+        elif p < q:
+            if "multinomial_before_coin" in m:
+                early = multi(_residual(P, Q, i))
+            coin = rand()
+        if p >= q:
+            accept = True
+        elif "ratio_q_over_p" in m:
+            accept = p > 0 and coin < q / p
+        else:
+            accept = coin < p / q
+        if "correction_every_coin" in m and coin is not None and p < q:
+            early = multi(_residual(P, Q, i))
+        if accept:
+            out.tokens.append(t)
+            continue
+        if "multinomial_before_coin" in m or "correction_every_coin" in m:
+            out.tokens += early
+        elif "no_correction" in m:
+            pass
+        elif "correction_argmax" in m:
+            out.tokens.append(int(torch.argmax(_residual(P, Q, i))))
+        else:
+            raw = torch.clamp(P[i] - Q[i], min=0)
+            values = {"residual_from_p": P[i], "residual_from_q": Q[i], "residual_not_normalised": raw,
+                      "residual_q_minus_p": _residual(Q, P, i), "residual_row_zero": _residual(P, Q, 0),
+                      "residual_whole_matrix": None}
+            chosen = next((values[x] for x in m if x in values), _residual(P, Q, i))
+            if "residual_whole_matrix" in m:
+                if P.shape[0] != Q.shape[0]:
+                    out.error = "RuntimeError"
+                    return out
+                w = torch.clamp(P - Q, min=0).sum(0)
+                chosen = w / w.sum()
+            got = multi(chosen, 2 if "two_corrections" in m else 1)
+            out.tokens += [i] if "correction_appends_position" in m else got
+        if "bonus_after_reject" in m and bonus:
+            out.tokens += multi(P[k])
+        if "continue_after_correction" in m:
+            continue
+        return out
+    if bonus:
+        if k == 0 and "empty_draft_error" in m:
+            out.error = "NameError"
+            return out
+        if "no_bonus" in m:
+            return out
+        if "bonus_argmax" in m:
+            out.tokens.append(int(torch.argmax(P[k])))
+            return out
+        row = P[k - 1] if "bonus_row_k_minus_1" in m and k else Q[k - 1] if "bonus_from_draft" in m and k else P[k]
+        if "bonus_before_coins" in m:
+            return out  # modelled by its order below (see _bonus_first)
+        got = multi(row)
+        if "bonus_replaces_last" in m and out.tokens:
+            out.tokens[-1:] = got
+        else:
+            out.tokens += got
+    return out
+
+
+def _order(o):
+    return "".join("r" if e[0] == "rand" else "m" for e in o["events"])
+
+
+def _first_multi(o):
+    multis = [e for e in o["events"] if e[0] == "multinomial"]
+    return multis[0][2] if multis else None
+
+
+def _last_multi(o):
+    multis = [e for e in o["events"] if e[0] == "multinomial"]
+    return multis[-1][2] if multis else None
+
+
+def _same_values(a, b):
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(isinstance(x, (int, float)) and math.isfinite(x) and abs(x - y) <= TOL
+                                    for x, y in zip(a, b))
+
+
+ASPECTS = {  # what a rule compares: (extract, equal)
+    "correction": (_first_multi, _same_values),
+    "bonus": (_last_multi, _same_values),
+    "order": (_order, lambda a, b: a == b),
+    "tokens": (lambda o: o["tokens"], lambda a, b: a == b),
+    "tokens_order": (lambda o: (o["tokens"], _order(o)), lambda a, b: a == b),
+    "error": (lambda o: o["error"] is not None, lambda a, b: a == b),
+}
+
+# rule id: (the mistakes it models, aspect)
+LEVEL24_RULES = {
+    "ratio_q_over_p": ({"ratio_q_over_p"}, "tokens"),
+    "residual_from_p": ({"residual_from_p"}, "correction"),
+    "residual_from_q": ({"residual_from_q"}, "correction"),
+    "residual_not_normalised": ({"residual_not_normalised"}, "correction"),
+    "residual_q_minus_p": ({"residual_q_minus_p"}, "correction"),
+    "residual_row_zero": ({"residual_row_zero"}, "correction"),
+    "residual_whole_matrix": ({"residual_whole_matrix"}, "correction"),
+    "correction_argmax": ({"correction_argmax"}, "tokens_order"),
+    "no_correction": ({"no_correction"}, "tokens_order"),
+    "correction_appends_position": ({"correction_appends_position"}, "tokens_order"),
+    "two_corrections": ({"two_corrections"}, "tokens"),
+    "multinomial_before_coin": ({"multinomial_before_coin"}, "order"),
+    "correction_every_coin": ({"correction_every_coin"}, "order"),
+    "coin_every_position": ({"coin_every_position"}, "order"),
+    "continue_after_correction": ({"continue_after_correction"}, "order"),
+    "bonus_row_k_minus_1": ({"bonus_row_k_minus_1"}, "bonus"),
+    "bonus_from_draft": ({"bonus_from_draft"}, "bonus"),
+    "bonus_argmax": ({"bonus_argmax"}, "tokens_order"),
+    "no_bonus": ({"no_bonus"}, "tokens_order"),
+    "bonus_replaces_last": ({"bonus_replaces_last"}, "tokens"),
+    "bonus_after_reject": ({"bonus_after_reject"}, "order"),
+    "empty_draft_error": ({"empty_draft_error"}, "error"),
+}
+
+
+def _as_dict(o):
+    return {"events": o.events, "tokens": o.tokens, "error": o.error}
+
+
+def _bonus_first(trace):
+    order = "".join("r" if e[0] == "rand" else "m" for e in trace["events"])
+    return "m" in order and "r" in order[order.index("m"):]
+
+
+def _call_args(args, kwargs):
+    draws = args[0] if len(args) > 0 else kwargs.get("draws", ())
+    picks = args[1] if len(args) > 1 else kwargs.get("picks", ())
+    return draws, picks
+
+
+def level24_evidence(calls, bonus):
+    """{rule: (calls that show it, calls where it could show)} over the traced calls; plus the predicates."""
+    evidence = {}
+    for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
+        if helper != "run_step":
+            continue
+        student = {"events": trace["events"], "tokens": trace["tokens"], "error": trace["error"]}
+        draws, picks = _call_args(args, kwargs)
+        right = _as_dict(level24(case, draws, picks, bonus))
+        for rule, (mistakes, aspect) in LEVEL24_RULES.items():
+            if not bonus and rule.startswith(("bonus", "no_bonus", "empty_draft")):
+                continue
+            model = _as_dict(level24(case, draws, picks, bonus, frozenset(mistakes)))
+            extract, equal = ASPECTS[aspect]
+            if equal(extract(model), extract(right)):
+                continue
+            shows, could = evidence.setdefault(rule, (set(), set()))
+            could.add(index)
+            if equal(extract(student), extract(model)) and (aspect == "error" or student["error"] is None
+                                                            or aspect in ("correction", "bonus", "order")):
+                shows.add(index)
+        predicates = {"no_num_samples": trace.get("no_num_samples"),
+                      "vector_coin": any(e[0] == "rand" and e[1] != [1] for e in trace["events"]),
+                      "inputs_changed": trace["inputs_changed"],
+                      "not_a_list": trace["tokens"] is None and trace["error"] is None,
+                      "bonus_before_coins": bonus and _bonus_first(trace) and len(right["tokens"]) == case.k + 1
+                      and "r" in _order(right)}
+        for rule, shown in predicates.items():
+            shows, could = evidence.setdefault(rule, (set(), set()))
+            could.add(index)
+            if shown:
+                shows.add(index)
+        if trace["error"] is None and trace["tokens"] is not None and not any(
+                e[0] == "multinomial" for e in trace["events"]) and len(trace["tokens"]) > len(
+                right["tokens"]) - 1 and right["tokens"] and "m" in _order(right) and student["tokens"] != right[
+                "tokens"] and len(trace["tokens"]) == len(right["tokens"]) and trace["tokens"][:-1] == right[
+                "tokens"][:-1] and len(right["tokens"]) <= case.k:
+            evidence.setdefault("correction_not_multinomial", (set(), set()))[0].add(index)
+    return evidence
+
+
+# ------------------------------------------------------------------ choosing the line
+
+PREDICATE_RULES = ("no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
+                   "correction_not_multinomial")
+
+
+def fired(calls, failed, evidence):
+    """[(rule, the failed checks it explains)], most explained first; a rule fires when a call of a failed
+    check shows it and (for a model rule) at least half of the calls where it could show do."""
+    failed = set(failed)
+    out = []
+    for rule, (shows, could) in evidence.items():
+        explained = {calls[i][0] for i in shows} & failed
+        if not explained:
+            continue
+        if rule not in PREDICATE_RULES and len(shows) * 2 < len(could):
+            continue
+        out.append((rule, explained, len(shows)))
+    out.sort(key=lambda x: (-len(x[1]), -x[2], x[0]))
+    # a rule whose explained checks another rule's include, and that shows in no more calls, adds nothing
+    kept = []
+    for rule, explained, n in out:
+        if any(explained <= e and n <= m and rule in _SUBSUMED.get(r, ()) for r, e, m in kept):
+            continue
+        kept.append((rule, explained, n))
+    return [(rule, explained) for rule, explained, _ in kept]
+
+
+# A mistake whose model's behaviour implies the other's aspect (the first makes the second look true).
+_SUBSUMED = {
+    "correction_every_coin": ("multinomial_before_coin", "residual_row_zero", "residual_other_row"),
+    "multinomial_before_coin": ("correction_every_coin", "residual_row_zero", "residual_other_row"),
+    "correction_argmax": ("correction_not_multinomial", "correction_appends_position"),
+    "bonus_argmax": ("correction_not_multinomial",),
+    "no_correction": ("correction_argmax", "continue_after_correction"),
+    "coin_every_position": ("ratio_q_over_p",),
+    "bonus_after_reject": ("two_corrections", "continue_after_correction"),
+    "residual_row_zero": ("residual_other_row",),
+}
+
+
+def line(judge, level, lang="en"):
+    """The diagnosis line for the run ``judge`` made (Level ``level``: 23 or 24)."""
+    words = FRAME[lang]
+    if judge.kernel_gone:
+        return words["prefix"] + words["not_made"].format(why=judge.kernel_gone.rstrip("."))
+    failed = [c for c in judge.failed if c is not None]
+    if not failed:
+        return words["prefix"] + words["none"]
+    rules = diagnose(judge, level)
+    if not rules:
+        return words["prefix"] + words["unknown"].format(checks=", ".join(dict.fromkeys(failed)))
+    text = sentence(rules[0][0], lang)
+    if len(rules) > 1:
+        text += words["also"].format(others=words["sep"].join(sentence(r, lang) for r, _ in rules[1:]))
+    return words["prefix"] + text
+
+
+def diagnose(judge, level):
+    """[(rule, explained checks)] for the run, most explained first."""
+    if level == 24:
+        bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
+        evidence = level24_evidence(judge.calls, bonus)
+    else:
+        from grading import rules23
+        evidence = rules23.evidence(judge.calls)
+    return fired(judge.calls, judge.failed, evidence)
