@@ -139,6 +139,21 @@ SENTENCES = {  # rule id: (en, zh)
         "your function raises an error for an empty draft (K = 0), where the step is the bonus from target_probs[0] "
         "alone, with K = len(draft_tokens)",
         "草稿为空（K = 0）时你的函数抛出错误，而这时这一步只有来自 target_probs[0] 的额外（bonus）token，K = len(draft_tokens)"),
+    "multinomial_refused": (
+        "torch.multinomial refused the weights you gave it (a negative, nan or inf value, or all zero): the residual "
+        "is max(0, p - q) (clamped at 0), divided by its sum",
+        "torch.multinomial 拒绝了你给它的权重（有负数、nan 或 inf，或者全为 0）：残差是 max(0, p - q)（在 0 处截断），再除以它的和"),
+    "residual_abs": (
+        "your residual is |p - q|; it is max(0, p - q): the tokens where the draft is above the target get 0",
+        "你的残差是 |p - q|；它应当是 max(0, p - q)：草稿概率高于目标概率的 token 取 0"),
+    "extra_token_all_accepted": (
+        "when every draft is accepted you add a token anyway; in this notebook the step then returns the accepted "
+        "drafts alone (notebook 2 adds the bonus)",
+        "所有草稿都被接受时你仍然加了一个 token；在这个 notebook 里，这时这一步只返回被接受的草稿（notebook 2 才加额外（bonus）token）"),
+    "bonus_error": (
+        "your function raises an error when every draft is accepted, where the bonus is sampled from "
+        "target_probs[K], K = len(draft_tokens)",
+        "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外（bonus）token，K = len(draft_tokens)"),
     "not_a_list": (
         "your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints",
         "你的函数返回的不是由 token id 组成的普通列表：返回 accepted_tokens，一个由 int 组成的列表"),
@@ -153,7 +168,7 @@ def sentence(rule, lang="en"):
 
 class _Out:
     def __init__(self):
-        self.events, self.tokens, self.error = [], [], None
+        self.events, self.tokens, self.error, self.rejected = [], [], None, False
 
 
 def _values(t):
@@ -201,6 +216,7 @@ def level24(case, draws, picks, bonus, m=frozenset()):
         if accept:
             out.tokens.append(t)
             continue
+        out.rejected = True
         if "multinomial_before_coin" in m or "correction_every_coin" in m:
             out.tokens += early
         elif "no_correction" in m:
@@ -211,7 +227,8 @@ def level24(case, draws, picks, bonus, m=frozenset()):
             raw = torch.clamp(P[i] - Q[i], min=0)
             values = {"residual_from_p": P[i], "residual_from_q": Q[i], "residual_not_normalised": raw,
                       "residual_q_minus_p": _residual(Q, P, i), "residual_row_zero": _residual(P, Q, 0),
-                      "residual_whole_matrix": None}
+                      "residual_whole_matrix": None, "residual_abs": (P[i] - Q[i]).abs() / (P[i] - Q[i]).abs().sum(),
+                      "residual_q_minus_p_raw": torch.clamp(Q[i] - P[i], min=0)}
             chosen = next((values[x] for x in m if x in values), _residual(P, Q, i))
             if "residual_whole_matrix" in m:
                 if P.shape[0] != Q.shape[0]:
@@ -284,6 +301,7 @@ LEVEL24_RULES = {
     "residual_not_normalised": ({"residual_not_normalised"}, "correction"),
     "residual_q_minus_p": ({"residual_q_minus_p"}, "correction"),
     "residual_row_zero": ({"residual_row_zero"}, "correction"),
+    "residual_abs": ({"residual_abs"}, "correction"),
     "residual_whole_matrix": ({"residual_whole_matrix"}, "correction"),
     "correction_argmax": ({"correction_argmax"}, "tokens_order"),
     "no_correction": ({"no_correction"}, "tokens_order"),
@@ -304,7 +322,7 @@ LEVEL24_RULES = {
 
 
 def _as_dict(o):
-    return {"events": o.events, "tokens": o.tokens, "error": o.error}
+    return {"events": o.events, "tokens": o.tokens, "error": o.error, "rejected": o.rejected}
 
 
 def _bonus_first(trace):
@@ -330,20 +348,37 @@ def level24_evidence(calls, bonus):
         for rule, (mistakes, aspect) in LEVEL24_RULES.items():
             if not bonus and rule.startswith(("bonus", "no_bonus", "empty_draft")):
                 continue
-            model = _as_dict(level24(case, draws, picks, bonus, frozenset(mistakes)))
             extract, equal = ASPECTS[aspect]
-            if equal(extract(model), extract(right)):
+            models = [_as_dict(level24(case, draws, picks, bonus, frozenset(ms)))
+                      for ms in [mistakes] + ALTERNATIVES.get(rule, [])]
+            models = [mo for mo in models if not equal(extract(mo), extract(right))]
+            if not models:
                 continue
             shows, could = evidence.setdefault(rule, (set(), set()))
             could.add(index)
-            if equal(extract(student), extract(model)) and (aspect == "error" or student["error"] is None
-                                                            or aspect in ("correction", "bonus", "order")):
+            if any(equal(extract(student), extract(mo)) for mo in models) and (
+                    aspect == "error" or student["error"] is None or aspect in ("correction", "bonus", "order")):
                 shows.add(index)
-        predicates = {"no_num_samples": trace.get("no_num_samples"),
+        first = _first_multi(student)
+        if first is not None and right["rejected"]:  # a rejection: which row's residual was it?
+            i = len(right["tokens"]) - 1
+            P, Q = case.target_probs.double(), case.draft_probs.double()
+            shows, could = evidence.setdefault("residual_other_row", (set(), set()))
+            could.add(index)
+            if any(j != i and (_same_values(first, _values(_residual(P, Q, j)))
+                               or _same_values(first, _values(torch.clamp(P[j] - Q[j], min=0))))
+                   for j in range(1, Q.shape[0])):
+                shows.add(index)
+        all_accepted = not right["rejected"] and (not bonus or case.k > 0)
+        predicates = {"no_num_samples": trace.get("no_num_samples"), "multinomial_refused": trace.get("refused"),
+                      "bonus_error": bonus and all_accepted and trace["error"] is not None,
+                      "extra_token_all_accepted": not bonus and all_accepted and trace["tokens"] is not None
+                      and trace["tokens"][:len(right["tokens"])] == right["tokens"]
+                      and len(trace["tokens"]) == len(right["tokens"]) + 1,
                       "vector_coin": any(e[0] == "rand" and e[1] != [1] for e in trace["events"]),
                       "inputs_changed": trace["inputs_changed"],
                       "not_a_list": trace["tokens"] is None and trace["error"] is None,
-                      "bonus_before_coins": bonus and _bonus_first(trace) and len(right["tokens"]) == case.k + 1
+                      "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
                       and "r" in _order(right)}
         for rule, shown in predicates.items():
             shows, could = evidence.setdefault(rule, (set(), set()))
@@ -354,15 +389,18 @@ def level24_evidence(calls, bonus):
                 e[0] == "multinomial" for e in trace["events"]) and len(trace["tokens"]) > len(
                 right["tokens"]) - 1 and right["tokens"] and "m" in _order(right) and student["tokens"] != right[
                 "tokens"] and len(trace["tokens"]) == len(right["tokens"]) and trace["tokens"][:-1] == right[
-                "tokens"][:-1] and len(right["tokens"]) <= case.k:
+                "tokens"][:-1] and right["rejected"]:
             evidence.setdefault("correction_not_multinomial", (set(), set()))[0].add(index)
     return evidence
 
 
+# Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
+ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}]}
+
 # ------------------------------------------------------------------ choosing the line
 
 PREDICATE_RULES = ("no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
-                   "correction_not_multinomial")
+                   "correction_not_multinomial", "multinomial_refused", "bonus_error", "extra_token_all_accepted")
 
 
 def fired(calls, failed, evidence):
@@ -379,18 +417,22 @@ def fired(calls, failed, evidence):
         out.append((rule, explained, len(shows)))
     out.sort(key=lambda x: (-len(x[1]), -x[2], x[0]))
     # a rule whose explained checks another rule's include, and that shows in no more calls, adds nothing
-    kept = []
-    for rule, explained, n in out:
-        if any(explained <= e and n <= m and rule in _SUBSUMED.get(r, ()) for r, e, m in kept):
-            continue
-        kept.append((rule, explained, n))
-    return [(rule, explained) for rule, explained, _ in kept]
+    names = {rule for rule, _, _ in out}
+    hidden = {s for rule in names for s in _SUBSUMED.get(rule, ())}
+    kept = [(rule, explained) for rule, explained, _ in out if rule not in hidden or rule in _SUBSUMED.get(rule, ())]
+    if not kept and out:  # rules that hide each other: keep the first
+        kept = [out[0][:2]]
+    return kept
 
 
 # A mistake whose model's behaviour implies the other's aspect (the first makes the second look true).
 _SUBSUMED = {
-    "correction_every_coin": ("multinomial_before_coin", "residual_row_zero", "residual_other_row"),
-    "multinomial_before_coin": ("correction_every_coin", "residual_row_zero", "residual_other_row"),
+    "correction_every_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
+    "multinomial_before_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
+    "vector_coin": ("ratio_q_over_p", "coin_every_position"),
+    "no_num_samples": ("empty_draft_error", "bonus_error", "multinomial_refused"),
+    "bonus_error": ("empty_draft_error",),
+    "multinomial_refused": ("residual_abs", "empty_draft_error"),
     "correction_argmax": ("correction_not_multinomial", "correction_appends_position"),
     "bonus_argmax": ("correction_not_multinomial",),
     "no_correction": ("correction_argmax", "continue_after_correction"),

@@ -676,6 +676,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
 def trace(helper, run):
     """What one run showed, without the student's own wording: the diagnosis compares these."""
     return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
+            "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES, "refused": run.error in _REFUSALS[:3],
             "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
             "result_type": run.result_type}
 
