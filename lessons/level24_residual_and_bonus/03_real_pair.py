@@ -30,6 +30,7 @@ import spec_checks
 import spec_pair
 from spec_pair import AUTOGRADING, decode, encode, load_pair, rows, speculative_step
 
+torch.set_num_threads(1)  # for a model this small, a second thread costs more in coordination than it saves
 target, draft_model = load_pair()
 print(f"target: {sum(p.numel() for p in target.parameters()):,} parameters; draft: a {draft_model.log_probs.shape[0]}"
       f" x {draft_model.log_probs.shape[1]} bigram table")
