@@ -167,18 +167,33 @@ else:
 # ## Temperature
 #
 # Both models sample at the same temperature (*standardised sampling*: both rows are
-# `softmax(logits / T)`). As `T` falls, both rows sharpen towards their most likely token, and
-# where the two models agree on it, `β` rises to 1; at `T = 0` the rows are one-hot and `β` is 1
-# or 0. Measured on this pair (200 positions of the target's own text at each temperature):
+# `softmax(logits / T)`). At `T = 0` the rows are one-hot at each model's most likely token, so
+# `β` is 1 where the two agree on it and 0 where they do not. Guess how `α` moves between `T = 1`
+# and `T = 0`, then measure it on this pair (200 positions of the target's own text at each
+# temperature; `α` is the mean of `β` over them):
 
 # %%
 if AUTOGRADING:
     print("Not measured while grading.")
 else:
-    for temperature in (1.5, 1.0, 0.7, 0.4, 0.0):
-        alpha = spec_pair.measure_alpha(target, draft_model, spec_pair.PROMPT, 200, temperature)
-        print(f"T = {temperature:.1f}: alpha = {alpha:.3f}")
+    temperatures = (1.5, 1.0, 0.7, 0.4, 0.0)
+    alphas = [spec_pair.measure_alpha(target, draft_model, spec_pair.PROMPT, 200, t) for t in temperatures]
+    print("  ".join(f"T = {t:.1f}: alpha = {a:.3f}" for t, a in zip(temperatures, alphas)))
+    spec_pair.show_alphas(temperatures, alphas)
 
+# %% [markdown]
+# From `T = 1` down to `0`, `α` rises on this pair: sharper rows put their mass on the token both
+# models like best, where they agree. Above `T = 1` it need not keep falling: as `T` grows, both
+# rows flatten towards the same uniform row, and `α` tends to 1 again (on this pair `T = 1.5`
+# measured higher than `T = 1`). A higher `α` buys more tokens per call, so greedy decoding
+# speculates better than sampling, as in the paper's own numbers (Leviathan et al. 2023, Table 2:
+# `α` = 0.75 at `T = 0` against 0.62 at `T = 1`, T5-small drafting for T5-XXL on EnDe).
+
+# %% [markdown]
+# ## ✅ Check yourself
+
+# %%
+spec_pair.quiz("l24_pair_check")
 
 # %% [markdown]
 # ## Hidden checks

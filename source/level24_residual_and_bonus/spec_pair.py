@@ -14,6 +14,7 @@ import time
 
 import torch
 
+import spec_quiz
 from spec_checks import expected_speedup, expected_tokens_per_call  # noqa: F401 (for the notebook)
 from spec_widgets import AUTOGRADING  # noqa: F401 (the notebook skips its timing when grading)
 from tiny_lm import Generation, KVCache, decode, encode, load_pair, plain_generate, rows, start  # noqa: F401
@@ -140,4 +141,50 @@ def report(target, bigram, verify, k, n, temperature, seed=0):
             f"{expected_speedup(alpha, k, c):.2f}x",
             f"measured: {fast.tokens_per_call:.2f} tokens per target call ({fast.accepted} of {fast.drafted} drafts "
             f"accepted); plain {plain.seconds:.3f} s, speculative {fast.seconds:.3f} s for {n} tokens: speed-up "
-            f"{plain.seconds / fast.seconds:.2f}x"]
+            f"{plain.seconds / fast.seconds:.2f}x",
+            f"the price: the target computed {sum(fast.calls) / n:.2f} positions per emitted token (plain: 1.00)"]
+
+
+# ------------------------------------------------------------------ the notebook's quiz and picture
+
+QUIZZES = {
+    "l24_pair_check": dict(
+        question="On this CPU, one call of the small target over 5 positions took about as long as over 1. Why, "
+                 "for this model?",
+        options=[
+            "Reading the weights from memory dominates, as on the papers' accelerators",
+            "Most of a call is a fixed cost per call (Python and PyTorch setting up each operation), not arithmetic",
+            "The drafted positions are skipped by the target",
+        ],
+        answer=1,
+        why=[
+            "Not for this model: its weights (2.6 MB in float32) are read in well under a millisecond. Memory "
+            "bandwidth is the reason for large models on accelerators; for this one the fixed cost of each call is.",
+            "Right: the timing above shows it: a call's time barely grows with its positions, so most of it is "
+            "a cost per call (starting each of its many small operations). Either way, extra positions in the "
+            "same call are nearly free.",
+            "Not quite: the target computes every position it is given, the drafts included: that is the "
+            "extra computation speculation pays (Leviathan et al. 2023, Theorem 3.11).",
+        ],
+    ),
+}
+
+
+def quiz(quiz_id):
+    return spec_quiz.quiz(QUIZZES, quiz_id)
+
+
+def show_alphas(temperatures, alphas):
+    """The measured alpha against the temperature, as one picture (nothing while grading)."""
+    if AUTOGRADING:
+        return
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot(temperatures, alphas, "o-")
+    ax.set_xlabel("temperature T (both models)")
+    ax.set_ylabel("measured alpha")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("the real pair: alpha against T")
+    display(fig)
+    plt.close(fig)
