@@ -952,3 +952,14 @@ def hide(helper, result, case, shown, args=(), kwargs=None):  # noqa: F811
         result.error = result.ename
         return result
     return _base_hide(helper, result, case, shown, args, kwargs)
+
+
+TRACED_HELPERS = TRACED_HELPERS + ("run_pair",)
+_base_trace = trace
+
+
+def trace(helper, run):  # noqa: F811
+    if helper == "run_pair":
+        return {"function": "verify_drafts", "tokens": run.tokens, "calls": list(run.calls),
+                "steps": [list(s) for s in run.steps], "error": run.ename}
+    return _base_trace(helper, run)
