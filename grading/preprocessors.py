@@ -412,7 +412,7 @@ def check_hint(cell, labels):
     return labels["no_message"]
 
 
-def feedback_summary(nb, labels):
+def feedback_summary(nb, labels, assignment=""):
     """The summary on top of a feedback page: the diagnosis line as the grader wrote it, and every
     graded cell by its description, with points, passed or failed and a failed one's hint, failed first."""
     checks, diagnosis = [], None
@@ -420,7 +420,10 @@ def feedback_summary(nb, labels):
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade_id") == DIAGNOSIS_CELL and not meta.get("grade"):
             said = "".join(str(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-            diagnosis = said.strip() or f"{labels['diagnosis']}: {labels['no_diagnosis']}"
+            if not said.strip():  # the diagnosis words' own prefix ("Diagnosis: ", "诊断："), grading/diagnosis.py
+                from grading import diagnosis as diagnoses
+                said = diagnoses.texts(assignment or "level23_speculative_decoding")[0]["prefix"] + labels["no_diagnosis"]
+            diagnosis = said.strip()
         if not meta.get("grade") or (meta.get("solution") and cell.cell_type == "code"):
             continue
         score, points = float(meta.get("score") or 0), float(meta.get("points") or 0)
@@ -456,7 +459,7 @@ class PageExporter(HTMLExporter):
 
         nb, resources = super()._preprocess(nb, resources)
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
-        resources["summary"] = feedback_summary(nb, page_labels(language(assignment)))
+        resources["summary"] = feedback_summary(nb, page_labels(language(assignment)), assignment)
         return nb, resources
 
     def from_notebook_node(self, nb, resources=None, **kw):
