@@ -77,6 +77,8 @@ def test_feedback_page_in_chromium(graded_course, chromium, edition, kind):
             page.goto(path.as_uri())
             scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             assert scroll <= inner, f"{student} ({edition}) scrolls sideways at {width} px: {scroll} > {inner}"
+            boxes = page.evaluate("Math.max(0, ...[...document.querySelectorAll('pre')].map(e => e.scrollWidth - e.clientWidth))")
+            assert boxes == 0, f"a message or code box scrolls sideways at {width} px, by {boxes} px"  # messages wrap
             summary = page.locator("#summary")
             items = summary.locator("ol.checks > li:not(.late-penalty)")
             assert items.count() == len(grades)  # every check named
