@@ -2,6 +2,7 @@
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
+#   make export grades.csv, moodle_grades.csv, and CANVAS=<Canvas gradebook export> filled as canvas_grades.csv
 #   make hub    a JupyterHub classroom on 127.0.0.1:8000 (as root): demo users, the exchange, Ctrl-C stops
 #   make lab    JupyterLab on the English assignments; `make lab LANG=zh`: the Chinese edition of Level 23, JupyterLab in Chinese
 #   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
@@ -18,7 +19,7 @@ LAB_ZH := $(filter zh zh_CN% zh-CN%,$(LANG))
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install notebooks release demo test lab grade hub hub-down clean
+.PHONY: install notebooks release demo test lab grade export hub hub-down clean
 
 $(VENV)/.installed: requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +34,11 @@ $(VENV)/.installed: requirements.txt
 	  { echo "Installing fonts-noto-cjk (Chinese text in the figures) with apt-get"; \
 	    apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null 2>&1 || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends fonts-noto-cjk >/dev/null; }; }
+	@# An emoji font for the lessons' and feedback pages' headings (🎯): Debian's fonts-noto-color-emoji.
+	@fc-list 2>/dev/null | grep "Noto Color Emoji" >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || \
+	  { echo "Installing fonts-noto-color-emoji (the pages' emoji) with apt-get"; \
+	    apt-get install -y -q --no-install-recommends fonts-noto-color-emoji >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends fonts-noto-color-emoji >/dev/null; }; }
 	@touch $@
 
 install: $(VENV)/.installed
@@ -52,6 +58,10 @@ demo: install
 
 grade: install  ## autograde submitted/ in parallel, then feedback and reports/index.html
 	$(PY) -m grading.grade $(ARGS)
+
+export: install  ## grades.csv, moodle_grades.csv, canvas_grades.csv (CANVAS=export.csv), MOODLE=export.csv, lms_report.txt
+	nbgrader export --exporter=grading.plugins.export.LMSExport $(if $(CANVAS),--LMSExport.canvas=$(CANVAS)) \
+	  $(if $(MOODLE),--LMSExport.moodle=$(MOODLE))
 
 test: install
 	$(PY) -m pytest

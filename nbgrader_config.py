@@ -87,6 +87,9 @@ if SandboxedExecute:
     # page also forbids inline script (PageExporter: a content security policy).
     c.HTMLExporter.preprocessors = [SanitizeStudentContent]
     c.GenerateFeedback.exporter_class = PageExporter
+    # The page: a summary on top (score, diagnosis, every check with its hint, failed first), readable at any
+    # width, in the edition's language (grading/templates/). The hub's release_feedback hands out this page.
+    PageExporter.configure(c)
 c.ClearHiddenTests.enforce_metadata = True
 # The feedback page has no widget manager: show each widget's static picture (its text/html).
 c.NbConvertBase.display_data_priority = ["text/html", "application/pdf", "text/latex", "image/svg+xml",

@@ -379,8 +379,88 @@ class SanitizeStudentContent(SanitizeHTML):
         return f"<div class='sanitized' style='{self.CONTAINED}'>{clean}</div>"
 
 
+TEMPLATES = Path(__file__).resolve().with_name("templates")  # the feedback page's template and its words
+PAGE_TEMPLATE = "course_feedback"
+
+
+def page_labels(language):
+    """The feedback page's own words in ``language`` (grading.language of an assignment), from
+    templates/labels.json: one entry per language, shared by every edition in it."""
+    labels = json.loads((TEMPLATES / "labels.json").read_text(encoding="utf-8"))
+    if language not in labels:
+        raise ValueError(f"grading/templates/labels.json has no labels for the language {language!r}: add them")
+    return labels[language]
+
+
+def check_description(cell, labels):
+    """What a test cell checks: the sentence of its first line ("# Hidden check: position i reads row i, ..."
+    gives "position i reads row i, ..."), or, for a cell without one (the visible test), the page's words for it."""
+    first = cell.source.lstrip().split("\n", 1)[0] if isinstance(cell.source, str) else ""
+    said = re.match(r"#\s*[^:：]{1,40}[:：]\s*(\S.*)$", first)
+    return said.group(1).strip() if said else labels["visible_test"]
+
+
+def check_hint(cell, labels):
+    """A failed check's message: its first error's (the grader's; an assertion's without the word
+    AssertionError, any other error with its type), or, with none recorded, the page says it cannot tell."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            ename, evalue = str(output.get("ename", "")), str(output.get("evalue", "")).strip()
+            if ename == "AssertionError" and evalue:
+                return evalue
+            return f"{ename}: {evalue}" if evalue else ename
+    return labels["no_message"]
+
+
+def feedback_summary(nb, labels, assignment=""):
+    """The summary on top of a feedback page: the diagnosis line as the grader wrote it, and every
+    graded cell by its description, with points, passed or failed and a failed one's hint, failed first."""
+    checks, diagnosis = [], None
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id") == DIAGNOSIS_CELL and not meta.get("grade"):
+            said = "".join(str(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+            if not said.strip():  # the diagnosis words' own prefix ("Diagnosis: ", "诊断："), grading/diagnosis.py
+                from grading import diagnosis as diagnoses
+                said = diagnoses.texts(assignment or "level23_speculative_decoding")[0]["prefix"] + labels["no_diagnosis"]
+            diagnosis = said.strip()
+        if not meta.get("grade") or (meta.get("solution") and cell.cell_type == "code"):
+            continue
+        score, points = float(meta.get("score") or 0), float(meta.get("points") or 0)
+        passed = score >= points
+        checks.append({"grade_id": meta.get("grade_id", ""), "description": check_description(cell, labels),
+                       "score": score, "points": points, "passed": passed,
+                       "hint": None if passed else check_hint(cell, labels)})
+    checks.sort(key=lambda c: c["passed"])  # failed first, each group in the notebook's order
+    return {"labels": labels, "diagnosis": diagnosis, "checks": checks}
+
+
 class PageExporter(HTMLExporter):
-    """nbconvert's HTMLExporter, whose page forbids inline script (CSP_META first in its <head>)."""
+    """nbconvert's HTMLExporter for the feedback pages: the course's template (templates/course_feedback:
+    nbgrader's feedback page with a summary on top, readable at any width, in the edition's language),
+    and a page that forbids inline script (CSP_META first in its <head>).
+
+    nbgrader_config.py selects the template with ``PageExporter.configure(c)``; ``nbgrader
+    generate_feedback``, ``make grade`` and the hub's release_feedback all show the page it writes."""
+
+    @staticmethod
+    def configure(c):
+        import nbgrader
+
+        formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+        c.PageExporter.template_name = PAGE_TEMPLATE
+        c.PageExporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader / "templates")]
+        # 'feedback/index.html.j2' (extended) and bootstrap.min.css (included), as nbgrader's own feedback finds them
+        c.PageExporter.extra_template_paths = [str(formgrader / "templates"),
+                                               str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")]
+
+    def _preprocess(self, nb, resources):
+        from grading import language
+
+        nb, resources = super()._preprocess(nb, resources)
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        resources["summary"] = feedback_summary(nb, page_labels(language(assignment)), assignment)
+        return nb, resources
 
     def from_notebook_node(self, nb, resources=None, **kw):
         output, resources = super().from_notebook_node(nb, resources, **kw)

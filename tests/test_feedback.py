@@ -73,10 +73,12 @@ def test_feedback_shows_the_widgets_as_static_pictures(graded_course):
     assert "Run this cell in JupyterLab to answer" in text and "Run this cell in JupyterLab to move the sliders" in text
 
 
-def test_feedback_gives_the_diagnosis_above_the_hidden_checks(graded_course):
+def test_feedback_gives_the_diagnosis_first_and_above_the_hidden_checks(graded_course):
     text = html_text(graded_course.feedback("demo-ben", "02_reject_and_break"))
     assert "Diagnosis: you use continue after a rejection" in text
-    assert text.index("Hidden checks") < text.index("Diagnosis:") < text.index("A token after a rejection came back")
+    # In the summary on top, before the lesson; and again in its cell, above the hidden checks.
+    assert text.index("Diagnosis:") < text.index("Hidden checks") < text.rindex("Diagnosis:") < \
+        text.rindex("A token after a rejection came back")
 
 
 def test_chinese_feedback_names_the_failed_checks_and_the_mistake_in_chinese(graded_course):

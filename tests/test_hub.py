@@ -349,6 +349,9 @@ def test_one_assignment_through_the_hub(room, browser):
         assert "Diagnosis: you use continue after a rejection" in text
         assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in text
         assert "you used continue; a rejection needs break" in text
+        # The course's page (grading/templates/course_feedback), as `nbgrader generate_feedback` writes it: the summary first.
+        summary = feedback.locator("#summary").inner_text()
+        assert summary.startswith("Diagnosis: you use continue") and "failed · a rejection stops the loop" in summary
         leaked = [line for line in hidden_lines(NB) if line in text]
         assert not leaked, leaked[:3]
         for marker in ("BEGIN HIDDEN TESTS", "T.run_verify", "Traceback (most recent"):
