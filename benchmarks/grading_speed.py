@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/grading_speed.py [N] [--scale=M]   (default N=40, M=400: M more, to show it stays linear)
     .venv/bin/python benchmarks/grading_speed.py --quick           (N=10, the two main rows only, no scale run)
+    .venv/bin/python benchmarks/grading_speed.py --profile [N]     (one worker grading N=20 under py-spy: the phase table)
 
 Every row grades the same N submissions (a mix of right and wrong answers from answers/,
 both notebooks each) in a fresh temporary course: the parallel grader (`make grade`'s
@@ -149,7 +150,81 @@ def main(n=40, scale=0, quick=False):
               f"linear would be {scale / n:.0f}x)")
 
 
+# --profile: one worker under py-spy (grader, fork server and every forked kernel), each sample put in a phase
+# by its process and its frames. py-spy cannot tell a sandboxed kernel's blocked threads from running ones,
+# so samples whose innermost frame blocks (select, poll, wait, read, ...) count as idle; waiting on the disk in
+# an SQLite commit is not idle (the worker waits for it).
+BLOCKING = ("select", "poll", "wait", "device", "_watch_pipe_fd", "read", "recv", "sleep", "accept", "acquire")
+
+
+def phase(procs, frames):
+    """The phase of one py-spy sample: ``procs`` its process chain, ``frames`` its stack, outermost first."""
+    s, name = ";".join(frames), procs[-1]
+    if "forkserver.py" in name:
+        if "prewarm" in s or "serve (" in s and "_harness (" in s:
+            return "kernel fork and sandbox (fork server's imports, once)"
+        if "_kernel (" not in s or "enter_sandbox" in s or "_fresh_process_state" in s:
+            return "kernel fork and sandbox"
+        if "grader_call_request" in s:
+            return "student cells (the grader's calls)"
+        if "run_cell" in s or "execute_request" in s:
+            return "lesson cells and student cells"
+        return "kernel start-up (ipykernel, IPython)"
+    if "grading.grade --worker" not in name:
+        return "benchmark and make_class (not grading)"
+    if "verdicts" in s or "diagnosis" in s:
+        return "grader-side checks"
+    if "SaveAutoGrades" in s or "Gradebook" in s or "sqlalchemy" in s:
+        return "gradebook"
+    if any(k in s for k in ("ForkServer", "sandbox.py", "cgroups.py", "start_kernel", "shutdown_kernel")):
+        return "kernel fork and sandbox"
+    if any(k in s for k in ("nbformat", "nbconvert", "jsonschema", "deepcopy")):
+        return "nbconvert and nbformat"
+    if "_find_and_load" in s:
+        return "nbgrader start-up (once per worker)"
+    return "nbgrader and nbclient, the rest"
+
+
+def profile(n=20, rate=50):
+    import collections
+    import shutil
+    import subprocess
+
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    course = make_class(Path(tempfile.mkdtemp(prefix="bench-profile-")), n)
+    out = course / "profile.txt"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grading import grade; "
+            f"grade.run_workers({str(course)!r}, grade.students({str(course)!r}), 1, "
+            f"grade.default_db_url({str(course)!r}), echo=False)")
+    wall, cpu = measure(lambda: subprocess.run([spy, "record", "--subprocesses", "-r", str(rate), "-f", "raw", "-o",
+                                                str(out), "--", sys.executable, "-c", code], check=True,
+                                               capture_output=True, env=pipeline.env()))
+    phases, idle = collections.Counter(), 0
+    for line in out.read_text().splitlines():
+        stack, count = line.rsplit(" ", 1)
+        parts = stack.split(";")
+        procs = [f for f in parts if f.startswith("process ")]
+        frames = [f for f in parts if not f.startswith("process ")]
+        leaf = frames[-1].split(" (")[0].rsplit(".", 1)[-1].lower() if frames else ""
+        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING):
+            idle += int(count)
+        else:
+            phases[phase(procs, frames)] += int(count)
+    busy = sum(phases.values())
+    print(f"one worker, {n} submissions under py-spy ({rate}/s): {wall:.1f} s wall, {cpu:.1f} CPU-s (cgroup); "
+          f"{busy / rate:.1f} s of busy samples (every process), {idle / rate:.1f} s blocked")
+    print(f"| {'phase':54} | share of busy samples |")
+    for name, count in phases.most_common():
+        print(f"| {name:54} | {100 * count / busy:>20.1f}% |")
+    print(f"| {'idle: cores not used (2 cores x wall - CPU), for reference':54} | "
+          f"{100 * max(0.0, 1 - cpu / (2 * wall)):>20.1f}% |")
+
+
 if __name__ == "__main__":
+    if "--profile" in sys.argv:
+        rest = [a for a in sys.argv[1:] if not a.startswith("--")]
+        profile(int(rest[0]) if rest else 20)
+        sys.exit()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
     scale = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--scale=")), 0 if quick else 400)
