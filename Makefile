@@ -88,4 +88,4 @@ hub-down:  ## remove the hub's demo users, their homes and /srv/level23-hub
 	$(PY) hub/classroom.py down
 
 clean:
-	rm -rf submitted autograded/*/ feedback gradebook.db grades.csv reports
+	rm -rf submitted autograded/*/ feedback gradebook.db gradebook.db-wal gradebook.db-shm grades.csv reports

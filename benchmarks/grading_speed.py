@@ -1,13 +1,16 @@
-"""Benchmark: plain `nbgrader autograde`, the parallel grader on cold and on forked kernels, against the floor.
+"""Benchmark: `make grade` and plain `nbgrader autograde`, side by side with the floor, in one run.
 
-    .venv/bin/python benchmarks/grading_speed.py [N] [--scale=M]     (default N=40; M: also grade M forked)
+    .venv/bin/python benchmarks/grading_speed.py [N] [--scale=M]   (default N=40, M=400: M more, to show it stays linear)
+    .venv/bin/python benchmarks/grading_speed.py --quick           (N=10, the two main rows only, no scale run)
+    .venv/bin/python benchmarks/grading_speed.py --profile [N]     (one worker grading N=20 under py-spy: the phase table)
 
-Every run grades the same N submissions (a mix of right and wrong answers from answers/,
-both notebooks each) in fresh temporary courses, in this one run: plain `nbgrader autograde`
-on cold kernels, the parallel grader on cold kernels, the parallel grader on forked kernels
-(grading/forkserver.py), all sandboxed, and the forked grader with --unsafe-no-sandbox. The
-floor is a cold kernel that only imports torch, once per notebook. Prints seconds and
-CPU-seconds per submission and the ratios; --scale=400 also grades 400 on forked kernels.
+Every row grades the same N submissions (a mix of right and wrong answers from answers/,
+both notebooks each) in a fresh temporary course: the parallel grader (`make grade`'s
+run_workers, 2 workers, forked kernels, sandbox) and plain `nbgrader autograde` (one process,
+forked kernels, sandbox); without --quick also both with the speed-ups off
+(GRADER_NO_SPEEDUPS=1, grading/speedups.py), on cold kernels and without the sandbox. The floor
+is a cold kernel that only imports torch, once per notebook. CPU is counted in a cpuacct cgroup
+(every descendant, reaped or not); wall times depend on what else the machine runs.
 """
 
 import os
@@ -21,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, NOTEBOOKS, catalogue, grade, pipeline, sandbox  # noqa: E402
+from grading import ASSIGNMENT, NOTEBOOKS, catalogue, grade, pipeline, sandbox, speedups  # noqa: E402
 
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -99,43 +102,130 @@ def parallel(course):
     return lambda: grade.run_workers(course, grade.students(course), 2, grade.default_db_url(course), echo=False)
 
 
-def main(n=40, scale=0):
+def plain(course):
+    return lambda: pipeline.nbgrader(course, "autograde", ASSIGNMENT, "--force")
+
+
+def old_path(fn):
+    """``fn`` with this branch's grading speed-ups switched off (grading/speedups.py), for the before column."""
+    return lambda: with_env(fn, **{speedups.OFF_ENV: "1"})
+
+
+def main(n=40, scale=0, quick=False):
     tmp = Path(tempfile.mkdtemp(prefix="bench-grading-"))
-    courses = {name: make_class(tmp / name, n) for name in ("plain", "cold", "forked", "forked_open")}
-    sample = 6
+    rows = {  # name: (course maker, how it is graded)
+        "make grade (2 workers, forked, sandbox)": parallel,
+        "plain nbgrader autograde (forked, sandbox)": plain,
+    }
+    if not quick:
+        rows["make grade, speed-ups off"] = lambda c: old_path(parallel(c))
+        rows["plain autograde, speed-ups off"] = lambda c: old_path(plain(c))
+        rows["make grade, cold kernels"] = lambda c: lambda: with_env(parallel(c), **{sandbox.COLD_ENV: "1"})
+        rows["make grade, forked, no sandbox"] = lambda c: lambda: with_env(parallel(c), **{sandbox.UNSAFE_ENV: "1"})
+    courses = {name: make_class(tmp / f"run{k}", n) for k, name in enumerate(rows)}
+    sample = 3 if quick else 6
     floor_wall, floor_cpu = measure(lambda: floor(sample))
     floor_wall, floor_cpu = floor_wall / sample * len(NOTEBOOKS), floor_cpu / sample * len(NOTEBOOKS)
-    cold = {sandbox.COLD_ENV: "1"}
-    runs = {  # name: (wall, CPU) for the whole class
-        "plain nbgrader autograde, cold": measure(lambda: with_env(
-            lambda: pipeline.nbgrader(courses["plain"], "autograde", ASSIGNMENT, "--force"), **cold)),
-        "parallel, cold kernels": measure(lambda: with_env(parallel(courses["cold"]), **cold)),
-        "parallel, forked kernels": measure(parallel(courses["forked"])),
-        "parallel, forked, no sandbox": measure(lambda: with_env(parallel(courses["forked_open"]),
-                                                                 **{sandbox.UNSAFE_ENV: "1"})),
-    }
+    runs = {name: measure(how(courses[name])) for name, how in rows.items()}  # (wall, CPU) for the class
     tables = [pipeline.scores(course) for course in courses.values()]
     same = all(table == tables[0] for table in tables)
-    print(f"{n} submissions x {len(NOTEBOOKS)} notebooks, 2 workers, sandboxed unless said; "
-          "CPU of every process (fork servers included)")
-    print(f"{'':36}{'s/submission':>14}{'CPU-s/submission':>18}{'CPU / floor':>13}")
-    print(f"{'floor (cold kernel + import torch)':36}{floor_wall:>14.2f}{floor_cpu:>18.2f}{1:>13.2f}")
+    print(f"{n} submissions x {len(NOTEBOOKS)} notebooks of {ASSIGNMENT}; CPU counted in a cpuacct cgroup "
+          f"(every descendant process, fork servers and sandboxed kernels included); {os.cpu_count()} cores")
+    print(f"| {'':44} | {'wall for ' + str(n):>12} | {'CPU per submission':>18} | {'CPU / floor':>11} |")
+    print(f"|{'-' * 46}|{'-' * 14}|{'-' * 20}|{'-' * 13}|")
+    print(f"| {'floor (cold kernel + import torch, per sub.)':44} | {floor_wall * n:>10.1f} s | "
+          f"{floor_cpu:>16.2f} s | {1:>10.2f}x |")
     for name, (wall, cpu) in runs.items():
-        print(f"{name:36}{wall / n:>14.2f}{cpu / n:>18.2f}{cpu / n / floor_cpu:>13.2f}")
-    forked_wall, forked_cpu = runs["parallel, forked kernels"]
-    cold_wall, cold_cpu = runs["parallel, cold kernels"]
-    print(f"forked vs cold (parallel): {cold_cpu / forked_cpu:.1f}x less CPU, {cold_wall / forked_wall:.1f}x less wall")
-    print(f"goal CPU/submission <= 0.5x floor (moonshot 0.2x): {forked_cpu / n / floor_cpu:.2f}x")
-    print(f"goal {n} submissions in under 30 s wall: {forked_wall:.1f} s   (same gradebook in all four: {same})")
-    print(f"sandbox cost on forked kernels: {100 * (forked_cpu / runs['parallel, forked, no sandbox'][1] - 1):+.1f}% CPU")
+        print(f"| {name:44} | {wall:>10.1f} s | {cpu / n:>16.2f} s | {cpu / n / floor_cpu:>10.2f}x |")
+    grade_wall, grade_cpu = runs["make grade (2 workers, forked, sandbox)"]
+    plain_cpu = runs["plain nbgrader autograde (forked, sandbox)"][1]
+    print(f"goals: make grade {n} in under 30 s wall: {grade_wall:.1f} s; CPU/submission <= 0.25x floor: "
+          f"{grade_cpu / n / floor_cpu:.2f}x; plain autograde <= 0.3x: {plain_cpu / n / floor_cpu:.2f}x")
+    print(f"same gradebook in every run: {same}")
     if scale:
         big = make_class(tmp / "scale", scale)
         wall, cpu = measure(parallel(big))
-        print(f"{scale} submissions, forked: {wall:.1f} s wall, {cpu:.1f} CPU-s = {cpu / forked_cpu:.1f}x the CPU "
-              f"and {wall / forked_wall:.1f}x the wall of {n} (goal: at most 10x for {scale // n}x the class)")
+        print(f"{scale} submissions, make grade: {wall:.1f} s wall, {cpu:.1f} CPU-s = {cpu / scale:.2f} CPU-s per "
+              f"submission ({cpu / grade_cpu:.1f}x the CPU and {wall / grade_wall:.1f}x the wall of {n}; "
+              f"linear would be {scale / n:.0f}x)")
+
+
+# --profile: one worker under py-spy (grader, fork server and every forked kernel), each sample put in a phase
+# by its process and its frames. py-spy cannot tell a sandboxed kernel's blocked threads from running ones,
+# so samples whose innermost frame blocks (select, poll, wait, read, ...) count as idle; waiting on the disk in
+# an SQLite commit is not idle (the worker waits for it).
+BLOCKING = ("select", "poll", "wait", "device", "_watch_pipe_fd", "read", "recv", "sleep", "accept", "acquire")
+
+
+def phase(procs, frames):
+    """The phase of one py-spy sample: ``procs`` its process chain, ``frames`` its stack, outermost first."""
+    s, name = ";".join(frames), procs[-1]
+    if "forkserver.py" in name:
+        if "prewarm" in s or "serve (" in s and "_harness (" in s:
+            return "kernel fork and sandbox (fork server's imports, once)"
+        if "_kernel (" not in s or "enter_sandbox" in s or "_fresh_process_state" in s:
+            return "kernel fork and sandbox"
+        if "grader_call_request" in s:
+            return "student cells (the grader's calls)"
+        if "run_cell" in s or "execute_request" in s:
+            return "lesson cells and student cells"
+        return "kernel start-up (ipykernel, IPython)"
+    if "grading.grade --worker" not in name:
+        return "benchmark and make_class (not grading)"
+    if "verdicts" in s or "diagnosis" in s:
+        return "grader-side checks"
+    if "SaveAutoGrades" in s or "Gradebook" in s or "sqlalchemy" in s:
+        return "gradebook"
+    if any(k in s for k in ("ForkServer", "sandbox.py", "cgroups.py", "start_kernel", "shutdown_kernel")):
+        return "kernel fork and sandbox"
+    if any(k in s for k in ("nbformat", "nbconvert", "jsonschema", "deepcopy")):
+        return "nbconvert and nbformat"
+    if "_find_and_load" in s:
+        return "nbgrader start-up (once per worker)"
+    return "nbgrader and nbclient, the rest"
+
+
+def profile(n=20, rate=50):
+    import collections
+    import shutil
+    import subprocess
+
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    course = make_class(Path(tempfile.mkdtemp(prefix="bench-profile-")), n)
+    out = course / "profile.txt"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grading import grade; "
+            f"grade.run_workers({str(course)!r}, grade.students({str(course)!r}), 1, "
+            f"grade.default_db_url({str(course)!r}), echo=False)")
+    wall, cpu = measure(lambda: subprocess.run([spy, "record", "--subprocesses", "-r", str(rate), "-f", "raw", "-o",
+                                                str(out), "--", sys.executable, "-c", code], check=True,
+                                               capture_output=True, env=pipeline.env()))
+    phases, idle = collections.Counter(), 0
+    for line in out.read_text().splitlines():
+        stack, count = line.rsplit(" ", 1)
+        parts = stack.split(";")
+        procs = [f for f in parts if f.startswith("process ")]
+        frames = [f for f in parts if not f.startswith("process ")]
+        leaf = frames[-1].split(" (")[0].rsplit(".", 1)[-1].lower() if frames else ""
+        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING):
+            idle += int(count)
+        else:
+            phases[phase(procs, frames)] += int(count)
+    busy = sum(phases.values())
+    print(f"one worker, {n} submissions under py-spy ({rate}/s): {wall:.1f} s wall, {cpu:.1f} CPU-s (cgroup); "
+          f"{busy / rate:.1f} s of busy samples (every process), {idle / rate:.1f} s blocked")
+    print(f"| {'phase':54} | share of busy samples |")
+    for name, count in phases.most_common():
+        print(f"| {name:54} | {100 * count / busy:>20.1f}% |")
+    print(f"| {'idle: cores not used (2 cores x wall - CPU), for reference':54} | "
+          f"{100 * max(0.0, 1 - cpu / (2 * wall)):>20.1f}% |")
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--scale")]
-    scale = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--scale=")), 0)
-    main(int(args[0]) if args else 40, scale)
+    if "--profile" in sys.argv:
+        rest = [a for a in sys.argv[1:] if not a.startswith("--")]
+        profile(int(rest[0]) if rest else 20)
+        sys.exit()
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv
+    scale = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--scale=")), 0 if quick else 400)
+    main(int(args[0]) if args else (10 if quick else 40), scale, quick)

@@ -162,12 +162,13 @@ def _fresh_process_state(request):
     os.environ.update(request["env"])
     sys.path[:] = BASE_PATH
     sys.argv[:] = ["grading-kernel", "-f", request["connection_file"]] if "connection_file" in request else ["-"]
-    random.seed()
+    seed = request.get("seed")  # None: from the system's randomness, as a fresh process; an int only for comparisons
+    random.seed(seed)
     if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
+        sys.modules["numpy"].random.seed(seed)
     torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.seed()  # a fresh process seeds torch's generator from the system's randomness; so does each child
+    if torch is not None:  # a fresh process seeds torch's generator from the system's randomness; so does each child
+        torch.seed() if seed is None else torch.manual_seed(seed)
 
 
 def _redirect(log):
