@@ -78,44 +78,53 @@ def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     return words["prefix"] + texts(assignment)[1][notebook][entry["answers"][0]]
 
 
-def trace_of(code, notebook, source_dir):
-    """The behaviour of the answer ``code`` in the test cells of ``notebook``, run here."""
+def _setup(notebook, source_dir):
+    """The names the notebook's own setup cell (grade_id "setup") gives the student's code, made here with
+    the notebook's folder on sys.path, as in the kernel (notebook 03 imports its model helpers there).
+    The grader's own thread count and output are kept."""
+    import contextlib
+    import io
+
     import torch
 
-    from grading.kernel_harness import answer, load_private
-    from grading.verdicts import Judge, is_test_cell
-
-    helpers_path = Path(source_dir) / "spec_checks.py"
-    helpers = load_private(helpers_path, "_diagnosis_helpers")
     user_ns = {"torch": torch, "__name__": "__main__"}
-    exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
-    judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
-    for cell in nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells:
-        if is_test_cell(cell):
-            judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
-    return judge.trace
+    cells = nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells
+    setup = [c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup"]
+    if setup and (Path(source_dir) / "spec_pair.py").exists():  # only a notebook that needs names from its folder
+        threads = torch.get_num_threads()
+        if str(source_dir) not in sys.path:
+            sys.path.insert(0, str(source_dir))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(setup[0], f"<setup of {notebook}>", "exec"), user_ns)
+        finally:
+            torch.set_num_threads(threads)
+    return user_ns, cells
 
 
 def judge_of(code, notebook, source_dir):
     """The Judge after running the answer ``code`` through every test cell of ``notebook``, here (no kernel):
     the same checks nbgrader runs, with the same verdict code (grading/verdicts.py)."""
-    import torch
-
     from grading.kernel_harness import answer, load_private
     from grading.verdicts import Judge, is_test_cell
 
     helpers_path = Path(source_dir) / "spec_checks.py"
     helpers = load_private(helpers_path, "_diagnosis_helpers")
-    user_ns = {"torch": torch, "__name__": "__main__"}
+    user_ns, cells = _setup(notebook, source_dir)
     try:
         exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
     except Exception:
         pass  # a broken answer cell: its function is missing, and every check says so
     judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
-    for cell in nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells:
+    for cell in cells:
         if is_test_cell(cell):
             judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
     return judge
+
+
+def trace_of(code, notebook, source_dir):
+    """The behaviour of the answer ``code`` in the test cells of ``notebook``, run here."""
+    return judge_of(code, notebook, source_dir).trace
 
 
 def build(source_root=ROOT / "source"):

@@ -43,6 +43,16 @@ FRAME = {
 }
 
 SENTENCES = {  # rule id: (en, zh)
+    # Level 24 notebook 03 (verify_drafts on the real pair): what the target calls and the cache show
+    "pair_call_per_position": (
+        "you call the target once per drafted position: one call on [last_token] + draft_tokens gives all K + 1 rows",
+        "你对每个草稿位置各调用一次目标模型：对 [last_token] + draft_tokens 调用一次，就能得到全部 K + 1 行"),
+    "pair_no_rollback": (
+        "you do not roll the cache back: after the step, crop it to start + len(tokens) so rejected drafts leave it",
+        "你没有回滚缓存：这一步之后要把它截到 start + len(tokens)，让被拒绝的草稿离开缓存"),
+    "pair_crop_short": (
+        "your cache keeps one position too few: last_token and every accepted draft stay, start + len(tokens)",
+        "你的缓存少留了一个位置：last_token 和每个被接受的草稿都要留下，即 start + len(tokens)"),
     "no_num_samples": (
         "you call torch.multinomial without num_samples, which torch requires: torch.multinomial(weights, 1)",
         "你调用 torch.multinomial 时没有给 num_samples，而 torch 要求必须给出：torch.multinomial(weights, 1)"),
@@ -394,12 +404,32 @@ def level24_evidence(calls, bonus):
     return evidence
 
 
+
+def pair_evidence(calls):
+    """{rule: (calls that show it, calls where it could show)} for notebook 03's run_pair checks: each step's
+    cache length before and after and the tokens it returned, and the target calls made."""
+    evidence = {rule: (set(), set()) for rule in ("pair_call_per_position", "pair_no_rollback", "pair_crop_short")}
+    for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
+        if helper != "run_pair" or not trace.get("steps"):
+            continue
+        steps = [s for s in trace["steps"] if s[2] > 0]
+        for rule in evidence:
+            evidence[rule][1].add(index)
+        if len(trace["calls"]) > len(trace["steps"]):  # more target calls than steps
+            evidence["pair_call_per_position"][0].add(index)
+        rejected = [s for s in steps if s[2] < case.k + 1]
+        if rejected and all(after - before == case.k + 1 for before, after, _ in rejected):
+            evidence["pair_no_rollback"][0].add(index)
+        if steps and all(after - before == n - 1 for before, after, n in steps):
+            evidence["pair_crop_short"][0].add(index)
+    return evidence
+
 # Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
 ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}]}
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = ("no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
+PREDICATE_RULES = ("pair_call_per_position", "pair_no_rollback", "pair_crop_short", "no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
                    "correction_not_multinomial", "multinomial_refused", "bonus_error", "extra_token_all_accepted")
 
 
@@ -464,6 +494,7 @@ def diagnose(judge, level):
     if level == 24:
         bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
         evidence = level24_evidence(judge.calls, bonus)
+        evidence.update(pair_evidence(judge.calls))
     else:
         from grading import rules23
         evidence = rules23.evidence(judge.calls)

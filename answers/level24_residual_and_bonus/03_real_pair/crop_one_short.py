@@ -1,6 +1,6 @@
-# expect: lose test_visible hidden_cache_rolled_back hidden_greedy_equal
+# expect: lose test_visible hidden_cache_rolled_back hidden_greedy_equal hidden_no_drafts
 # why: crops to start + len(tokens) - 1, dropping the last accepted position (or last_token itself).
-# diagnosis: your cache keeps one position too few: last_token and every accepted draft stay, start + len(tokens)
+# diagnosis: pair_crop_short
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
     start = cache.length
     logits = target.forward_cached([last_token] + list(draft_tokens), cache)

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_one_call_per_step
 # why: calls the target once per position (K + 1 calls a step): the same text, none of the speed.
-# diagnosis: you call the target once per drafted position: one call on [last_token] + draft_tokens gives all K + 1 rows
+# diagnosis: pair_call_per_position
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
     start = cache.length
     logits = torch.cat([target.forward_cached([token], cache) for token in [last_token] + list(draft_tokens)])
