@@ -3,8 +3,7 @@
     python -m grading.build          # write source/<assignment>/*.ipynb for every assignment
     python -m grading.build --check  # exit 1 if a notebook or a helper copy is out of date
 
-lessons/NN_name.py (Level 23) or lessons/<assignment>/NN_name.py (every later
-assignment; py:percent, nbgrader metadata in each cell marker) is the file to edit;
+lessons/<assignment>/NN_name.py (py:percent, nbgrader metadata in each cell marker) is the file to edit;
 source/<assignment>/NN_name.ipynb is generated from it, without outputs, and committed so that
 nbgrader and JupyterLab can use it directly. Helpers shared by the assignments (SHARED_HELPERS)
 have one source in Level 23's folder and are copied into the other English assignments' folders
@@ -46,8 +45,7 @@ class TranslationError(ValueError):
 
 
 def lesson_path(name, assignment=ASSIGNMENT):
-    folder = ROOT / "lessons" if assignment == ASSIGNMENT else ROOT / "lessons" / assignment
-    return folder / f"{name}.py"
+    return ROOT / "lessons" / assignment / f"{name}.py"
 
 
 def notebook_path(name, assignment=ASSIGNMENT):

@@ -109,9 +109,9 @@ def test_every_catalogue_mistake_has_its_diagnosis_in_every_language(edition, ba
 
 
 def test_a_changed_english_cell_stops_the_build(tmp_path, monkeypatch):
-    lesson = (ROOT / "lessons" / "01_accept_branch.py").read_text()
-    (tmp_path / "lessons").mkdir()
-    (tmp_path / "lessons" / "01_accept_branch.py").write_text(lesson.replace("## Today's idea", "## Today's idea!"))
+    lesson = build.lesson_path("01_accept_branch").read_text()
+    (tmp_path / "lessons" / PAIRS[0][1]).mkdir(parents=True)
+    (tmp_path / "lessons" / PAIRS[0][1] / "01_accept_branch.py").write_text(lesson.replace("## Today's idea", "## Today's idea!"))
     (tmp_path / "lessons" / "i18n").symlink_to(ROOT / "lessons" / "i18n")
     monkeypatch.setattr(build, "ROOT", tmp_path)
     with pytest.raises(build.TranslationError, match="'idea' of 01_accept_branch changed"):
@@ -169,7 +169,7 @@ def test_the_english_sentence_finder_finds_sentences_and_skips_code():
 def test_no_chinese_in_the_english_edition(edition, base):
     found = [(where, text) for where, text in prose_of(base) if CJK.search(text)]
     assert not found, found[:3]
-    for path in list((ROOT / "lessons").glob("*.py")) + list((ROOT / "release" / base).glob("*")):
+    for path in list((ROOT / "lessons" / base).glob("*.py")) + list((ROOT / "release" / base).glob("*")):
         assert not CJK.search(path.read_text()), path
 
 
