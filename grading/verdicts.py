@@ -36,6 +36,7 @@ import re
 import nbformat
 from nbgrader import utils
 
+from grading import grader_text
 from grading.kernel_harness import NON_FINITE, load_private
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
@@ -186,6 +187,7 @@ class Judge:
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
         self.kernel_gone = None
+        self.words = grader_text.ENGLISH  # the grader's messages: the edition's (SandboxedExecute sets them)
         self.hidden = False    # True while the hidden part of a test cell runs
         self.shown = not_shown(self.helpers.HIDDEN_TEXT["value"])
 
@@ -218,7 +220,7 @@ class Judge:
                     result.ename = known_error(result.ename)
                 return self.helpers.hide(helper, result, case, self.shown, args, kwargs)
             if status == "missing":
-                raise NameError(f"name '{function.name}' is not defined: run the cell that defines it")
+                raise NameError(self.words["not_defined"].format(name=function.name))
             if status == "raised" and self.hidden:
                 raise hidden_error(self.helpers, reply.get("ename"), function.name)
             if status == "raised":
@@ -252,7 +254,7 @@ class Judge:
                     exec(compile(code, "<test cell>", "exec"), namespace)
         except KernelGone as exc:
             self.kernel_gone = str(exc)
-            error = ("NotRun", f"not checked: {exc}")
+            error = ("NotRun", self.words["not_checked"].format(why=exc))
         except Exception as exc:
             error = (type(exc).__name__, str(exc))
         finally:
