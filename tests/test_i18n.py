@@ -494,3 +494,38 @@ def test_a_check_of_a_function_never_defined_says_so_in_the_editions_words(editi
     error = [o for o in judge.outputs(test_cell.source) if o.output_type == "error"][0]
     assert error.ename == "NameError"
     assert not english_words(error.evalue, zh_text("LATIN")), error.evalue
+
+
+def load_helper(assignment, module):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_{assignment}_{module}", ROOT / "source" / assignment / f"{module}.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_a_quiz_verdict_says_right_or_wrong_once_with_no_ascii_dot(edition):
+    quiz = load_helper(edition, "spec_quiz")
+    for correct, why in [(True, "正确：p >= q"), (False, "不对：只有 r < p/q 时才接受")]:
+        shown = re.sub(r"<[^>]+>", "", quiz.feedback_html(quiz.Feedback(correct, why)))
+        assert "." not in shown.split(why)[0] and shown.count("正确") + shown.count("不对") == 1, shown
+
+
+# ------------------------------------------------------------------ one shape for every assignment
+
+def test_every_assignment_has_its_lessons_and_answers_in_folders_named_after_it():
+    """A new assignment or edition is a copy of a folder: lessons/<assignment>/, answers/<assignment>/<notebook>/,
+    lessons/i18n/<edition>.py; nothing of an assignment lies loose in lessons/ or answers/."""
+    assert not list((ROOT / "lessons").glob("*.py")), "a lesson outside lessons/<assignment>/"
+    assert {p.name for p in (ROOT / "answers").iterdir() if p.is_dir()} <= set(ASSIGNMENTS)
+    for assignment, names in ASSIGNMENTS.items():
+        if language(assignment) != "en":
+            assert build.i18n_path(assignment).exists(), assignment
+            continue
+        for name in names:
+            assert build.lesson_path(name, assignment) == ROOT / "lessons" / assignment / f"{name}.py"
+            assert build.lesson_path(name, assignment).exists()
+            assert (catalogue.answers_dir(assignment) / name).is_dir() == (catalogue.answers_dir(assignment) ==
+                                                                           ROOT / "answers" / assignment)
