@@ -6,6 +6,8 @@ ENGLISH holds them, by id; a translated edition's words are the GRADER dict of i
 (tests/test_i18n.py checks them).
 """
 
+import functools
+
 from grading import EDITIONS, language
 
 ENGLISH = {
@@ -29,6 +31,7 @@ ENGLISH = {
 }
 
 
+@functools.lru_cache(maxsize=None)
 def translated(assignment):
     """The GRADER dict of ``assignment``'s text file, or of another edition in its language; None if none has one."""
     from grading import build
