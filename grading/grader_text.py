@@ -18,6 +18,7 @@ ENGLISH = {
     "kernel_stopped": "the Python kernel stopped",
     "check_could_not_run": "{why}, so this check could not run",
     "no_valid_answer": "the kernel sent no valid answer",
+    "kernel_sent": "the kernel sent {error}",
     "kernel_died": "the Python kernel stopped (os._exit, a crash, or too much memory)",
     "while_running": "{why} while running this cell",
     "ran_longer": "this cell ran longer than {seconds} s",

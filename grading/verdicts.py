@@ -211,7 +211,7 @@ class Judge:
                     result = self.helpers.from_wire(helper, decode(reply.get("data")), case, args, kwargs,
                                                     function.name)
                 except (ValueError, TypeError, RecursionError) as exc:
-                    raise KernelGone(f"the kernel sent {exc}") from None
+                    raise KernelGone(self.words["kernel_sent"].format(error=exc)) from None
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(self.helpers.trace(helper, result))
                 if not self.hidden:
@@ -225,7 +225,7 @@ class Judge:
                 raise hidden_error(self.helpers, reply.get("ename"), function.name)
             if status == "raised":
                 raise _student_error(reply.get("ename"), reply.get("evalue", ""))
-            raise KernelGone("the kernel sent no valid answer")
+            raise KernelGone(self.words["no_valid_answer"])
         remote.__name__ = helper
         return remote
 

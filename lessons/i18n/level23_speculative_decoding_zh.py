@@ -407,6 +407,7 @@ GRADER = {
     "kernel_stopped": "Python 内核已停止",
     "check_could_not_run": "{why}，所以这项检查无法运行",
     "no_valid_answer": "内核没有返回有效的答复",
+    "kernel_sent": "内核返回了无法读取的答复（{error}）",
     "kernel_died": "Python 内核已停止（os._exit、程序崩溃或内存不足）",
     "while_running": "运行这个单元格时，{why}",
     "ran_longer": "这个单元格运行超过了 {seconds} 秒",
