@@ -43,7 +43,7 @@ $(VENV)/.installed: requirements.txt
 
 install: $(VENV)/.installed
 
-notebooks: install  ## source/*.ipynb from the jupytext lessons/*.py
+notebooks: install  ## source/<assignment>/*.ipynb from the jupytext lessons/<assignment>/*.py
 	$(PY) -m grading.build
 
 # release/ exactly as nbgrader generates it from source/. A scratch gradebook is used, so this

@@ -3,8 +3,7 @@
     python -m grading.build          # write source/<assignment>/*.ipynb for every assignment
     python -m grading.build --check  # exit 1 if a notebook or a helper copy is out of date
 
-lessons/NN_name.py (Level 23) or lessons/<assignment>/NN_name.py (every later
-assignment; py:percent, nbgrader metadata in each cell marker) is the file to edit;
+lessons/<assignment>/NN_name.py (py:percent, nbgrader metadata in each cell marker) is the file to edit;
 source/<assignment>/NN_name.ipynb is generated from it, without outputs, and committed so that
 nbgrader and JupyterLab can use it directly. Helpers shared by the assignments (SHARED_HELPERS)
 have one source in Level 23's folder and are copied into the other English assignments' folders
@@ -46,8 +45,7 @@ class TranslationError(ValueError):
 
 
 def lesson_path(name, assignment=ASSIGNMENT):
-    folder = ROOT / "lessons" if assignment == ASSIGNMENT else ROOT / "lessons" / assignment
-    return folder / f"{name}.py"
+    return ROOT / "lessons" / assignment / f"{name}.py"
 
 
 def notebook_path(name, assignment=ASSIGNMENT):
@@ -104,6 +102,61 @@ def _translate_comments(source, comments, where):
     return "\n".join(out)
 
 
+# CJK characters and full-width punctuation: markdown renders a line break as a space, which Chinese
+# text must not have between two such characters or next to full-width punctuation.
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
+_CJK_CHAR = re.compile(f"[{CJK}]")
+_FULL_WIDTH_CHAR = re.compile(f"[{FULL_WIDTH}]")
+_BLOCK_START = re.compile(r"\s*$|\s*([-*+>]\s|#+\s|[|<]|\$\$|\d+\.\s|```)")
+
+
+def join_cjk_lines(markdown):
+    """``markdown`` with each hard line break that would render as a space inside Chinese text removed:
+    between two CJK characters, or next to full-width punctuation. A line that starts a block (a list
+    item, a table row, a heading, a quote, a formula, HTML, a fence) and a heading or table row
+    before a break stay as they are."""
+    out = []
+    for line in markdown.split("\n"):
+        if out and out[-1] and not re.match(r"\s*(#|\||```|\$\$)", out[-1]) and not _BLOCK_START.match(line):
+            before, after = out[-1].rstrip().rstrip("*_")[-1:], line.lstrip().lstrip("*_")[:1]  # past **bold**
+            if (_CJK_CHAR.match(before) and _CJK_CHAR.match(after)) or _FULL_WIDTH_CHAR.match(before) \
+                    or _FULL_WIDTH_CHAR.match(after):
+                out[-1] = out[-1].rstrip() + line.lstrip()
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _translate_strings(source, strings, where):
+    """``source`` with each string literal whose text is a key of ``strings`` (an English text the
+    code prints or shows) replaced by its translation; the code around it is unchanged."""
+    import io
+    import tokenize
+
+    offsets = [0]
+    for line in source.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    pieces, pos = [], 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type != tokenize.STRING:
+            continue
+        m = re.match(r"(?is)([a-z]*)('\'\'|\"\"\"|'|\")(.*)\2$", tok.string)
+        if not m or m.group(3) not in strings:
+            continue
+        english, translated = m.group(3), strings[m.group(3)]
+        if blanks(english.replace("{{", "").replace("}}", "")) != blanks(translated.replace("{{", "").replace("}}", "")) \
+                and "f" in m.group(1).lower():
+            raise TranslationError(f"{where}: STRINGS[{english!r}] has other {{blanks}} than the English")
+        if m.group(2) in translated or "\n" in translated and len(m.group(2)) == 1:
+            raise TranslationError(f"{where}: STRINGS[{english!r}] holds its own quote or a line break")
+        start = offsets[tok.start[0] - 1] + tok.start[1]
+        end = offsets[tok.end[0] - 1] + tok.end[1]
+        pieces += [source[pos:start], m.group(1) + m.group(2) + translated + m.group(2)]
+        pos = end
+    return "".join(pieces) + source[pos:]
+
+
 def build(name, assignment=ASSIGNMENT):
     """The source notebook for lesson ``name`` in edition ``assignment``, as nbformat text."""
     nb = jupytext.read(lesson_path(name, template(assignment)), fmt="py:percent")
@@ -127,9 +180,10 @@ def build(name, assignment=ASSIGNMENT):
                     f"{assignment}: the English cell {key!r} of {name} changed since it was translated: update the "
                     f"translation and its hash to {text_hash(cell.source)!r} (English now begins "
                     f"{cell.source.strip()[:60]!r})")
-            cell.source = translated.strip("\n")
+            cell.source = join_cjk_lines(translated.strip("\n"))
         elif text is not None and cell.cell_type == "code":
             cell.source = _translate_comments(cell.source, text.COMMENTS, f"{assignment}/{name} cell {index}")
+            cell.source = _translate_strings(cell.source, getattr(text, "STRINGS", {}), f"{assignment}/{name} cell {index}")
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nb.nbformat, nb.nbformat_minor = 4, 4

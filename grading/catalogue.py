@@ -1,7 +1,6 @@
 """The answer catalogue and the submissions built from it.
 
-Level 23's answers are in answers/<notebook>/<name>.py, every later assignment's in
-answers/<assignment>/<notebook>/<name>.py.
+Every assignment's answers are in answers/<assignment>/<notebook>/<name>.py.
 """
 
 import re
@@ -16,7 +15,7 @@ ANSWERS = ROOT / "answers"
 
 
 def answers_dir(assignment=ASSIGNMENT):
-    return ANSWERS if assignment == ASSIGNMENT else ANSWERS / assignment
+    return ANSWERS / assignment
 
 
 @dataclass

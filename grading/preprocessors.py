@@ -32,7 +32,7 @@ from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
 from traitlets import Any, Bool, Float, Integer, List, Set, Unicode
 
-from grading import budgets
+from grading import budgets, grader_text
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 DIAGNOSIS_CELL = "diagnosis"  # the locked cell above the hidden checks where the grader writes its diagnosis
@@ -501,6 +501,11 @@ class ResilientExecute(Execute):
     _clock = None  # when this notebook's first cell started (time.monotonic())
     _budget_cut = None  # the message of the budget that cut the running cell short
 
+    def _say(self, key, **fields):
+        """The grader's message ``key`` in the language of the assignment being graded (grading/grader_text.py)."""
+        assignment = (getattr(self, "resources", None) or {}).get("nbgrader", {}).get("assignment", "")
+        return grader_text.words(assignment)[key].format(**fields)
+
     def _student_key(self):
         nbgrader = (getattr(self, "resources", None) or {}).get("nbgrader", {})
         return nbgrader.get("assignment", "?"), nbgrader.get("student", "?")
@@ -520,12 +525,9 @@ class ResilientExecute(Execute):
         before = self._student_seconds().get(self._student_key(), 0.0)
         left = []
         if self.notebook_budget > 0:
-            left.append((self.notebook_budget - used,
-                         f"this notebook's grading time budget ({self.notebook_budget:g} s) was spent"))
+            left.append((self.notebook_budget - used, self._say("notebook_budget", seconds=self.notebook_budget)))
         if self.student_budget > 0:
-            left.append((self.student_budget - before - used,
-                         f"the grading time budget of this student's assignment ({self.student_budget:g} s, all "
-                         "notebooks together) was spent"))
+            left.append((self.student_budget - before - used, self._say("student_budget", seconds=self.student_budget)))
         return min(left, key=lambda pair: pair[0]) if left else (float("inf"), "")
 
     def _check_budget(self):
@@ -560,16 +562,17 @@ class ResilientExecute(Execute):
             await ensure_async(self.kc.shell_channel.get_msg(timeout=self.interrupt_grace))
         except Empty:
             self.log.error("The cell ignored the interrupt in %s; stopping its kernel", self._student_label())
-            ran = f"{self._budget_cut} while this cell ran" if self._budget_cut else f"this cell ran longer than {timeout} s"
-            self._stopped = f"{ran} and ignored the interrupt, so its kernel was stopped"
+            ran = (self._say("while_cell_ran", why=self._budget_cut) if self._budget_cut
+                   else self._say("ran_longer", seconds=timeout))
+            self._stopped = self._say("ignored_interrupt", ran=ran)
             await ensure_async(self.km.shutdown_kernel(now=True))
         if self._stopped:
             evalue = self._stopped
         elif self._budget_cut:
             self._stopped = self._budget_cut
-            evalue = f"{self._budget_cut} while this cell ran, so it was interrupted"
+            evalue = self._say("budget_interrupted", why=self._budget_cut)
         else:
-            evalue = f"this cell ran longer than {timeout} s and was interrupted"
+            evalue = self._say("timeout_interrupted", seconds=timeout)
         return {"content": {"status": "error", "ename": "CellTimeoutError", "evalue": evalue,
                             "traceback": [f"CellTimeoutError: {evalue}"]}}
 
@@ -587,7 +590,7 @@ class ResilientExecute(Execute):
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and (self._stopped or self._check_budget()):
-            self._error(cell, "NotRun", f"not run: {self._stopped} in an earlier cell")
+            self._error(cell, "NotRun", self._say("not_run", why=self._stopped))
             return cell, self.resources
         timeout = self.timeout
         left, why = self._budget_left()
@@ -598,8 +601,8 @@ class ResilientExecute(Execute):
         except DeadKernelError:
             if not self._stopped:
                 self.log.error("The kernel died in cell %s of %s", index, self._student_label())
-                self._stopped = ("the Python kernel stopped (os._exit, a crash, or too much memory)")
-                self._error(cell, "DeadKernelError", self._stopped + " while running this cell")
+                self._stopped = self._say("kernel_died")
+                self._error(cell, "DeadKernelError", self._say("while_running", why=self._stopped))
             else:
                 self._error(cell, "CellTimeoutError", self._stopped)
             return cell, self.resources
@@ -638,6 +641,7 @@ class SandboxedExecute(ResilientExecute):
         ids.require_id("student", (resources or {}).get("nbgrader", {}).get("student", ""))
         helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
         self._judge = verdicts.Judge(helpers, self._call)
+        self._judge.words = grader_text.words(assignment)
         self._sandboxed = not sandbox.unsafe()
         problem = sandbox.check_once() if self._sandboxed else None
         if problem:
@@ -733,9 +737,9 @@ class SandboxedExecute(ResilientExecute):
                     await ensure_async(self.km.interrupt_kernel())
                     deadline, interrupted = time.monotonic() + self.interrupt_grace, True
                     continue
-                why = ("the kernel stopped answering" if alive else "the Python kernel stopped")
+                why = self._say("not_answering") if alive else self._say("kernel_stopped")
                 self.log.error("No answer to a check in %s: %s", self._student_label(), why)
-                self._stopped = f"{why}, so this check could not run"
+                self._stopped = self._say("check_could_not_run", why=why)
                 await ensure_async(self.km.shutdown_kernel(now=True))
                 raise KernelGone(self._stopped) from None
             try:
@@ -752,7 +756,7 @@ class SandboxedExecute(ResilientExecute):
             parent = reply.get("parent_header") if isinstance(reply, dict) else None
             if isinstance(parent, dict) and parent.get("msg_id") == msg["header"]["msg_id"]:
                 if reply["header"]["msg_type"] != "grader_call_reply" or not isinstance(reply.get("content"), dict):
-                    raise KernelGone("the kernel sent no valid answer")
+                    raise KernelGone(self._say("no_valid_answer"))
                 return reply["content"]
 
 

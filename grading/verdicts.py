@@ -36,6 +36,7 @@ import re
 import nbformat
 from nbgrader import utils
 
+from grading import grader_text
 from grading.kernel_harness import NON_FINITE, load_private
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
@@ -190,6 +191,7 @@ class Judge:
         self.checks = []       # every check run, in order
         self.check = None      # the check now running
         self.kernel_gone = None
+        self.words = grader_text.ENGLISH  # the grader's messages: the edition's (SandboxedExecute sets them)
         self.hidden = False    # True while the hidden part of a test cell runs
         self.shown = not_shown(self.helpers.HIDDEN_TEXT["value"])
 
@@ -213,7 +215,7 @@ class Judge:
                     result = self.helpers.from_wire(helper, decode(reply.get("data")), case, args, kwargs,
                                                     function.name)
                 except (ValueError, TypeError, RecursionError) as exc:
-                    raise KernelGone(f"the kernel sent {exc}") from None
+                    raise KernelGone(self.words["kernel_sent"].format(error=exc)) from None
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(self.helpers.trace(helper, result))
                     self.calls.append((self.check, helper, case, tuple(args), dict(kwargs), self.trace[-1]))
@@ -223,12 +225,12 @@ class Judge:
                     result.ename = known_error(result.ename)
                 return self.helpers.hide(helper, result, case, self.shown, args, kwargs)
             if status == "missing":
-                raise NameError(f"name '{function.name}' is not defined: run the cell that defines it")
+                raise NameError(self.words["not_defined"].format(name=function.name))
             if status == "raised" and self.hidden:
                 raise hidden_error(self.helpers, reply.get("ename"), function.name)
             if status == "raised":
                 raise _student_error(reply.get("ename"), reply.get("evalue", ""))
-            raise KernelGone("the kernel sent no valid answer")
+            raise KernelGone(self.words["no_valid_answer"])
         remote.__name__ = helper
         return remote
 
@@ -260,7 +262,7 @@ class Judge:
                     exec(compile(code, "<test cell>", "exec"), namespace)
         except KernelGone as exc:
             self.kernel_gone = str(exc)
-            error = ("NotRun", f"not checked: {exc}")
+            error = ("NotRun", self.words["not_checked"].format(why=exc))
         except Exception as exc:
             error = (type(exc).__name__, str(exc))
         finally:

@@ -175,7 +175,7 @@ def solution_blocks(notebook):
 def test_attack_gains_nothing_over_the_same_honest_mistake(attacked_class, path):
     text = path.read_text()
     notebook, baseline = header(text, "notebook"), header(text, "baseline")
-    honest_student = catalogue.parse(pipeline.ROOT / "answers" / notebook / f"{baseline}.py").student
+    honest_student = catalogue.parse(catalogue.answers_dir() / notebook / f"{baseline}.py").student
     attacked = attacked_class.total(attack_student(path), notebook)
     honest = attacked_class.total(honest_student, notebook)
     assert attacked <= honest, f"{header(text, 'attack')}: scored {attacked}, the honest mistake {honest}"
@@ -286,7 +286,7 @@ def test_a_student_past_the_deadline_costs_only_that_student(tmp_path):
     course = pipeline.make_course(tmp_path / "course")
     pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     release = course / "release" / ASSIGNMENT
-    right = catalogue.parse(pipeline.ROOT / "answers" / "02_reject_and_break" / "correct_for_enumerate.py").code
+    right = catalogue.parse(catalogue.answers_dir() / "02_reject_and_break" / "correct_for_enumerate.py").code
     # Every later cell then takes 9 s: each inside the cell's 10 s, together far past the deadline.
     slow = right + "\nget_ipython().events.register('post_run_cell', lambda result: __import__('time').sleep(9))\n"
     for student, code in (("a-first", right), ("b-slow", slow), ("c-next", right), ("d-last", right),

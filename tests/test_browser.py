@@ -66,7 +66,7 @@ EDITIONS = {
         never="never verified", match="Your draws match the expected ones"),
     "zh": dict(
         assignment="level23_speculative_decoding_zh", locale="zh_CN", suffix="_zh",
-        pick="选一个答案", wrong="不是这个", right="正确",
+        pick="选一个答案", wrong="✘ 不对：", right="✔ 正确：",
         m1_guess=("(b) 先调用 torch.rand 再决定", "(a) 直接把 10 追加到 accepted_tokens", "min(1, 0.8/0.5) = 1", "不消耗随机数"),
         m1_check=("(a) 为了把 [K, V] 转置", "(c) 既对齐草稿位置，又对齐该位置实际采样的 token", "索引从不转置", "同一位置"),
         m2_guess=("(b) 跳过第三项后继续验证第四项", "(a) 拒绝第三项并停止，返回前两个 token", "那是 continue 的做法",
@@ -74,10 +74,10 @@ EDITIONS = {
         m2_check=("(c) 因为 continue 会删除 target_probs", "(a) 后续草稿依赖当前 token 已接受的前缀，拒绝后条件上下文改变",
                   "不会删除任何东西", "前缀就不存在了"),
         todo="verify_draft 还没有写", legend="草稿模型分布",
-        m1_passed="可见测试通过：[10] 和 [10, 20, 30]，没有调用随机数。",
+        m1_passed="可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",
         m2_passed="可见测试通过：[10, 20]，抽取了 2 次。",
         accept="接受并继续", reject="拒绝并停止",
-        preset_1="第 1 项：p/q = 0.8，r = 0.5", preset_2="第 2 项：p/q ≈ 0.11，r = 0.9",
+        preset_1="位置 1：p/q = 0.8，r = 0.5", preset_2="位置 2：p/q ≈ 0.11，r = 0.9",
         never="不再验证", match="你的随机数抽取与期望一致"),
 }
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import ASSIGNMENTS, EDITIONS, ROOT, build, catalogue, diagnosis, language, template
+from grading import ASSIGNMENTS, EDITIONS, ROOT, build, catalogue, diagnosis, grader_text, language, template
 
 PAIRS = [(edition, base) for edition, (base, _) in EDITIONS.items()]
 HELPER_MODULES = ["spec_checks", "spec_widgets", "spec_quiz"]  # each with a TEXT block
@@ -42,6 +42,11 @@ def same_code(source):
     return re.sub(r'raise NotImplementedError\(".*"\)', 'raise NotImplementedError("")', without_comments(source))
 
 
+def strings_of(assignment):
+    """The edition's STRINGS (the texts its code cells print), {} for an English one."""
+    return getattr(build.load_i18n(assignment), "STRINGS", {}) if language(assignment) != "en" else {}
+
+
 def helper_text(assignment, module):
     return build.text_block((ROOT / "source" / assignment / f"{module}.py").read_text())
 
@@ -64,7 +69,8 @@ def test_editions_have_the_same_code_tests_grade_ids_and_points(edition, base, f
             meta = [{k: v for k, v in c.metadata.get("nbgrader", {}).items() if k != "checksum"} for c in (x, y)]
             assert meta[0] == meta[1], f"{name} cell {k}: nbgrader metadata"  # checksums cover the comments too
             if x.cell_type == "code":  # solutions, visible and hidden tests included
-                assert same_code(x.source) == same_code(y.source), f"{name} cell {k} differs in code"
+                y_source = build._translate_strings(y.source, strings_of(edition), name)  # the only text in code
+                assert same_code(x.source) == same_code(y_source), f"{name} cell {k} differs in code"
 
 
 def test_the_code_comparison_can_fail():
@@ -109,9 +115,9 @@ def test_every_catalogue_mistake_has_its_diagnosis_in_every_language(edition, ba
 
 
 def test_a_changed_english_cell_stops_the_build(tmp_path, monkeypatch):
-    lesson = (ROOT / "lessons" / "01_accept_branch.py").read_text()
-    (tmp_path / "lessons").mkdir()
-    (tmp_path / "lessons" / "01_accept_branch.py").write_text(lesson.replace("## Today's idea", "## Today's idea!"))
+    lesson = build.lesson_path("01_accept_branch").read_text()
+    (tmp_path / "lessons" / PAIRS[0][1]).mkdir(parents=True)
+    (tmp_path / "lessons" / PAIRS[0][1] / "01_accept_branch.py").write_text(lesson.replace("## Today's idea", "## Today's idea!"))
     (tmp_path / "lessons" / "i18n").symlink_to(ROOT / "lessons" / "i18n")
     monkeypatch.setattr(build, "ROOT", tmp_path)
     with pytest.raises(build.TranslationError, match="'idea' of 01_accept_branch changed"):
@@ -156,7 +162,141 @@ def prose_of(assignment):
     words, translated = diagnosis.texts(assignment)
     strings(words, "diagnosis")
     strings(translated or {}, "diagnoses")
+    strings(strings_of(assignment), "STRINGS")
+    strings(grader_text.words(assignment), "grader")
     return out
+
+
+# ------------------------------------------------------------------ Chinese as a Chinese reader reads it
+
+ZH = [edition for edition in EDITIONS if language(edition) == "zh"]
+FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
+BAD_SPACE = re.compile(f"(?<=[{build.CJK}]) +(?=[{build.CJK}])|(?<=[{FULL_WIDTH}]) +| +(?=[{FULL_WIDTH}])")
+
+
+def zh_text(name):
+    """The union of a name (GLOSSARY, LATIN) over every zh edition's text file: one course, one vocabulary."""
+    out = {} if name == "GLOSSARY" else set()
+    for edition in ZH:
+        value = getattr(build.load_i18n(edition), name, None) or ({} if name == "GLOSSARY" else [])
+        out.update(value)
+    return out
+
+
+def rendered(markdown):
+    """The text of ``markdown`` as the browser shows it: each block's line breaks become spaces, each
+    code span one Latin letter (what matters is what stands next to it)."""
+    from html.parser import HTMLParser
+
+    import mistune
+
+    class Text(HTMLParser):
+        blocks, current, in_code = [], [], 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "summary", "details", "blockquote"):
+                self.flush()
+            self.in_code += tag == "code"
+
+        def handle_endtag(self, tag):
+            if tag == "code":
+                self.in_code -= 1
+                self.current.append("x")
+            elif tag in ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "summary"):
+                self.flush()
+
+        def handle_data(self, data):
+            if not self.in_code:
+                self.current.append(data)
+
+        def flush(self):
+            text = re.sub(r"\s+", " ", "".join(self.current)).strip()
+            if text:
+                self.blocks.append(text)
+            self.current = []
+
+    parser = Text()
+    parser.blocks = []
+    parser.feed(mistune.html(re.sub(r"\$\$.*?\$\$|\$[^$\n]*\$", "x", markdown, flags=re.S)))
+    parser.flush()
+    return "\n".join(parser.blocks)
+
+
+def bad_spaces(text):
+    return [text[max(0, m.start() - 6):m.end() + 6] for m in BAD_SPACE.finditer(text)]
+
+
+def shown_texts(edition):
+    """(where, text as shown) of everything a student reads: markdown rendered, every other text as it is."""
+    out = []
+    for where, text in prose_of(edition):
+        out.append((where, rendered(text) if re.search(r"cell \d+$", where) else text))
+    return out
+
+
+def test_the_space_finder_finds_what_a_reader_sees():
+    assert bad_spaces(rendered("本关讲的就是这次检查，\n也就是验证步骤")) and bad_spaces("比较， 不是张量广播")
+    assert bad_spaces(rendered("读取 `p`，\n草稿模型给出")) and bad_spaces(rendered("第一行\n第二行"))
+    assert not bad_spaces(rendered("读取 `p` 和 `q`，草稿模型\n\n- 第一项\n- 第二项\n\n| 甲 | 乙 |\n|---|---|\n| 丙 | 丁 |"))
+    assert not bad_spaces("位置 2：p = 0.1") and not bad_spaces(rendered("## 标题\n\n正文"))
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_no_space_between_chinese_characters_or_next_to_full_width_punctuation(edition):
+    found = [(where, hits) for where, text in shown_texts(edition) if (hits := bad_spaces(text))]
+    assert not found, found[:8]
+
+
+def prose_words(text):
+    """``text`` without code: backtick spans, math, HTML, {blanks}, identifiers and calls."""
+    text = re.sub(r"`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|<[^>]+>|\{[^}]*\}", " ", text, flags=re.S)
+    return re.sub(r"\b\w*[_.()\[\]]\w*[\w.()\[\]]*", " ", text)
+
+
+def glossary_hits(text, glossary):
+    text = prose_words(text)
+    return [(idea, m.group()) for idea, (_, variants) in glossary.items() for v in variants
+            for m in re.finditer(v, text)]
+
+
+def test_the_glossary_finds_a_variant_and_skips_code():
+    glossary = zh_text("GLOSSARY")
+    assert glossary, "no zh edition has a GLOSSARY"
+    assert glossary_hits("请 append token_id", glossary) and glossary_hits("第 2 项被拒绝", glossary)
+    assert glossary_hits("从剩余的概率里采样一个奖励 token", glossary)
+    assert not glossary_hits("`accepted_tokens.append(token_id)`，用 accepted_tokens.append(token_id) 追加", glossary)
+    assert not glossary_hits("位置 2 被拒绝；第三项（位置 2，token 30）", glossary)
+
+
+# The diagnosis lines of Level 23 zh (DIAGNOSES) are issue 20's to reword: until then they say "append" and
+# "给定的 break" where the rest of the edition says 追加 and 预先写好的 break. Only these may.
+DIAGNOSES_TO_REWORD = {f"diagnoses['01_accept_branch'][{name!r}]" for name in (
+    "appends_before_check", "appends_position", "appends_probability", "forgets_continue", "hard_coded_visible",
+    "skips_instead_of_stopping")} | {f"diagnoses['02_reject_and_break'][{name!r}]" for name in (
+        "appends_position", "appends_probability")}
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_one_term_per_idea(edition):
+    glossary = zh_text("GLOSSARY")
+    exempt = DIAGNOSES_TO_REWORD if edition == "level23_speculative_decoding_zh" else set()
+    found = [(where, hits) for where, text in shown_texts(edition)
+             if (hits := glossary_hits(text, glossary)) and where not in exempt]
+    assert not found, found[:8]
+
+
+def english_words(text, latin):
+    """The English words left in ``text`` once code names are taken out: identifiers (with _ . ( [),
+    error classes (NameError), single letters, and the words the zh editions keep in Latin letters (LATIN)."""
+    words = re.findall(r"[A-Za-z][A-Za-z']+", prose_words(text))
+    return [w for w in words if w not in latin and not re.fullmatch(r"(?:[A-Z][a-z]+){2,}", w)]
+
+
+def test_the_english_word_finder_finds_words_and_skips_code_names():
+    latin = zh_text("LATIN")
+    assert english_words("诊断：未做出：the kernel stopped answering", latin)
+    assert english_words("name 'verify_draft' is not defined：run the cell", latin)
+    assert not english_words("NameError：verify_draft 还没有定义；用 torch.rand(1).item() 抽一个 token", latin)
 
 
 def test_the_english_sentence_finder_finds_sentences_and_skips_code():
@@ -169,7 +309,7 @@ def test_the_english_sentence_finder_finds_sentences_and_skips_code():
 def test_no_chinese_in_the_english_edition(edition, base):
     found = [(where, text) for where, text in prose_of(base) if CJK.search(text)]
     assert not found, found[:3]
-    for path in list((ROOT / "lessons").glob("*.py")) + list((ROOT / "release" / base).glob("*")):
+    for path in list((ROOT / "lessons" / base).glob("*.py")) + list((ROOT / "release" / base).glob("*")):
         assert not CJK.search(path.read_text()), path
 
 
@@ -280,3 +420,86 @@ def test_chinese_number_line_labels_never_overlap_or_leave_the_picture(p, q, r):
             (l1, t1, r1, b1), (l2, t2, r2, b2) = boxes[a], boxes[b]
             assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (labels[a]["text"], labels[b]["text"])
     assert sw.text_width("接受") == 2 * sw.text_width("ab")
+
+
+# ------------------------------------------------------------------ what the zh notebooks print and the grader says
+
+def output_texts(nb):
+    """(where, text) of every output of an executed notebook: streams, errors, and each display's HTML
+    (its text/plain when it has none); HTML as the browser shows it."""
+    out = []
+    for k, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                out.append((f"cell {k}", output.text))
+            elif output.output_type == "error":
+                out.append((f"cell {k} error", f"{output.ename}: {output.evalue}"))
+            else:
+                data = output.get("data", {})
+                html = data.get("text/html")
+                out.append((f"cell {k}", rendered(html) if html else data.get("text/plain", "")))
+    return out
+
+
+# What the zh notebooks print is scanned where tests/test_notebooks.py runs every notebook in a real kernel.
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_the_graders_messages_are_in_the_editions_words(edition):
+    english, translated = grader_text.ENGLISH, grader_text.translated(edition)
+    assert translated is not None, f"no GRADER in any {language(edition)} edition's text file"
+    assert build.compare_texts(english, translated) == []
+    latin = zh_text("LATIN")
+    for key, text in translated.items():
+        shown = text.format(**{field: 3 for field in build.blanks(text)})
+        assert not english_words(shown, latin) and not bad_spaces(shown), (key, shown)
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_a_check_of_a_function_never_defined_says_so_in_the_editions_words(edition):
+    """The real Judge, with a kernel that has no verify_draft (a syntax error in the TODO cell), as
+    SandboxedExecute sets it up for the edition."""
+    from grading.verdicts import Judge
+
+    judge = Judge(ROOT / "source" / edition / "spec_checks.py", lambda content: {"status": "missing"})
+    judge.words = grader_text.words(edition)
+    nb = notebooks("source", edition)[ASSIGNMENTS[edition][0]]
+    test_cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    error = [o for o in judge.outputs(test_cell.source) if o.output_type == "error"][0]
+    assert error.ename == "NameError"
+    assert not english_words(error.evalue, zh_text("LATIN")), error.evalue
+
+
+def load_helper(assignment, module):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_{assignment}_{module}", ROOT / "source" / assignment / f"{module}.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_a_quiz_verdict_says_right_or_wrong_once_with_no_ascii_dot(edition):
+    quiz = load_helper(edition, "spec_quiz")
+    for correct, why in [(True, "正确：p >= q"), (False, "不对：只有 r < p/q 时才接受")]:
+        shown = re.sub(r"<[^>]+>", "", quiz.feedback_html(quiz.Feedback(correct, why)))
+        assert "." not in shown.split(why)[0] and shown.count("正确") + shown.count("不对") == 1, shown
+
+
+# ------------------------------------------------------------------ one shape for every assignment
+
+def test_every_assignment_has_its_lessons_and_answers_in_folders_named_after_it():
+    """A new assignment or edition is a copy of a folder: lessons/<assignment>/, answers/<assignment>/<notebook>/,
+    lessons/i18n/<edition>.py; nothing of an assignment lies loose in lessons/ or answers/."""
+    assert not list((ROOT / "lessons").glob("*.py")), "a lesson outside lessons/<assignment>/"
+    assert {p.name for p in (ROOT / "answers").iterdir() if p.is_dir()} <= set(ASSIGNMENTS)
+    for assignment, names in ASSIGNMENTS.items():
+        if language(assignment) != "en":
+            assert build.i18n_path(assignment).exists(), assignment
+            continue
+        for name in names:
+            assert build.lesson_path(name, assignment) == ROOT / "lessons" / assignment / f"{name}.py"
+            assert build.lesson_path(name, assignment).exists()
+            assert (catalogue.answers_dir(assignment) / name).is_dir() == (catalogue.answers_dir(assignment) ==
+                                                                           ROOT / "answers" / assignment)

@@ -6,7 +6,7 @@ from grading import ROOT
 
 
 def lesson(name):
-    return (ROOT / "lessons" / f"{name}.py").read_text()
+    return (ROOT / "lessons" / "level23_speculative_decoding" / f"{name}.py").read_text()
 
 
 M1, M2 = lesson("01_accept_branch"), lesson("02_reject_and_break")

@@ -106,6 +106,12 @@ def test_source_runs_top_to_bottom_in_a_fresh_kernel(tmp_path, assignment, name)
         assert len(figures) == 2, "notebook 01 draws the principle picture twice (position 0, then the pitfall)"
     elif template(assignment) != ASSIGNMENT:
         assert len(figures) == 1, "Level 24 draws one picture per notebook (the stacked bars; the histograms)"
+    if language(assignment) == "zh":  # what a zh notebook prints is Chinese, with no stray spaces (issue 23)
+        from test_i18n import bad_spaces, english_words, output_texts, zh_text
+
+        found = [(where, words or spaces, text[:120]) for where, text in output_texts(nb)
+                 if (words := english_words(text, zh_text("LATIN"))) or (spaces := bad_spaces(text))]
+        assert not found, found[:8]
 
 
 def test_config_alone_still_generates_the_same_release(tmp_path):

@@ -23,7 +23,7 @@ NOTEBOOK_BUDGET, STUDENT_BUDGET = 12, 16  # seconds, set on the command line: th
 
 def right(notebook):
     name = "correct_for_enumerate" if notebook == NB1 else "correct_while_loop"
-    return catalogue.parse(pipeline.ROOT / "answers" / notebook / f"{name}.py").code
+    return catalogue.parse(catalogue.answers_dir() / notebook / f"{name}.py").code
 
 
 def answer_cell(nb):

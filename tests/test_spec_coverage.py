@@ -64,7 +64,7 @@ QUIZ_OPTIONS = {
 
 
 def lesson_text(name):
-    return (ROOT / "lessons" / f"{name}.py").read_text()
+    return (ROOT / "lessons" / "level23_speculative_decoding" / f"{name}.py").read_text()
 
 
 @pytest.mark.parametrize("name", sorted(REQUIRED))

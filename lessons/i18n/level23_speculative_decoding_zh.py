@@ -23,13 +23,13 @@ CELLS = {
 
 **本 notebook 共 15 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 12 分。
 
-怎么做：从上到下运行每个单元格（用 **运行 ▸ 运行所有单元格** 即可），回答小测验，然后填写标有
+怎么做：从上到下运行每个单元格（用**运行 ▸ 运行所有单元格**即可），回答小测验，然后填写标有
 `YOUR CODE HERE` 的单元格。提交之前，点工具栏里的 **Validate** 按钮：它会像批改程序一样运行整个 notebook。
 """),
         "guess-first": ("d22779d2", """
 ## 🎯 先猜一猜
 
-先猜一个答案，再往下读。可以随时修改选择，猜错会得到解释。
+先猜一个答案，再对照下面的讲解。可以随时修改选择，猜错会得到解释。
 """),
         "idea": ("b3c647ad", """
 ## 今天的核心
@@ -39,9 +39,9 @@ CELLS = {
 对每个草稿位置 `i`，我们在两个模型里各看一个数：草稿在这里实际提出的那个 token 的概率。目标模型给出的是 `p`，
 草稿模型给出的是 `q`。
 
-它们从哪里来：在位置 `i`，每个模型用 softmax 把自己的 logits 变成整个词表上的概率分布。草稿模型从自己的这一行里
-*采样*出它的 token，所以 `q` 是它提出这个 token 的概率，`p` 是目标模型给这个 token 的概率。（Chen 等人 (2023)
-的字母正好相反：那里 `p` 是草稿，`q` 是目标。本课程沿用 Leviathan 等人 (2023) 的写法。）
+这两个数从哪里来：在位置 `i`，每个模型用 softmax 把自己的 logits 变成整个词表上的概率分布。草稿模型从自己的这一行里
+*采样*出它的 token，所以 `q` 是它提出这个 token 的概率，`p` 是目标模型给这个 token 的概率。（Chen 等人（2023）
+的记号正好相反：那里 `p` 是草稿，`q` 是目标。本课程沿用 Leviathan 等人（2023）的记号。）
 """),
         "what-you-need": ("5d67c551", """
 ## 先补的知识
@@ -52,39 +52,39 @@ CELLS = {
   可直接作为张量列索引。
 - `p` 和 `q` 通过 `[i, token_id].item()` 读取，`.item()` 把单元素张量转为 **Python float**。后续比较是普通的浮点数比较，
   不是张量广播。
-- 接受概率是 `min(1, p/q)`。当 `p >= q` 时结果正好为 1，因此**不需要调用随机数**。
+- 接受概率是 `min(1, p/q)`。当 `p >= q` 时结果正好为 1，因此**不需要抽随机数**。
 
 下面是可见测试的张量，你可以亲眼看看这些形状：
 """),
         "principle": ("5258f023", """
 ## 图解原理
 
-验证按顺序逐个位置进行。在位置 `i`：
+验证时必须同时对齐“位置 `i`”和“该位置草稿选中的 `token_id`”。验证按位置顺序进行，在位置 `i`：
 
 1. 取草稿 token：`token_id = draft_tokens[i]`；
 2. 在两个张量的第 `i` 行读取**同一列**：`p = target_probs[i, token_id]`，`q = draft_probs[i, token_id]`；
 3. 比较二者；当 `p >= q` 时，把 `token_id` 追加到 `accepted_tokens`。
 
 我们只比较这个候选 token 在两个模型下的概率，不比较整行最大值。若目标模型给它的概率至少和草稿模型一样高，
-草稿没有过度推荐它，就没有理由把它丢掉。
+说明草稿没有过度推荐它，可以直接接受。
 
 不过，只有接受还不是全部。单靠接受规则，token `x` 被输出的概率是 `min(p, q)`，所以目标模型比草稿更喜欢的 token
-（`p > q`）出现得会偏少。完整算法在拒绝之后做出补偿：从剩余的 `max(0, p - q)`（归一化后）里采样一个修正 token。
-两者合在一起才能精确地还原目标模型；本关只实现“接受并停止”这一部分。
+（`p > q`）出现得会偏少。完整算法在拒绝之后做出补偿：从残差 `max(0, p - q)`（归一化后）中抽取一个修正 token。
+两者合在一起，输出才精确服从目标模型；本关只实现“接受并停止”这一部分。
 
-图中是可见测试的位置 0：两个矩阵的第 0 行都被框出，第 10 列是虚线，红色方格就是我们在每个矩阵里读取的那个数。
+下图画的是可见测试的位置 0：两个矩阵的第 0 行都加了方框，第 10 列画成虚线，红色方格就是我们在每个矩阵里读取的那个数。
 """),
         "legend-intro": ("1c96b9f3", """
 代码中会遇到的对象：
 """),
         "worked-example": ("7b11318d", """
-**例题。** 在位置 0，`p = 0.8`，`q = 0.5`。由于 `p >= q`，接受概率为 `min(1, 0.8/0.5) = 1`：追加 token 10，
+**例题。**在位置 0，`p = 0.8`，`q = 0.5`。由于 `p >= q`，接受概率为 `min(1, 0.8/0.5) = 1`：追加 token 10，
 不抽随机数。
 """),
         "pitfall": ("a49f83f6", """
 ## ⚠️ 不要比较错误位置
 
-`target_probs[i].max()` 回答的是*“目标模型最喜欢谁”*。这里的问题是另一个：*“草稿 token 能否接受”*。在下图的位置 1，
+`target_probs[i].max()` 回答的是*“目标模型最喜欢谁”*。而这里要问的是另一件事：*“草稿 token 能否接受”*。在下图的位置 1，
 目标模型最喜欢的是 token 7（✗ 处），但草稿提出的是 token 20，所以 `p` 要在第 20 列读取。
 """),
         "syntax-warm-up": ("b10a99a2", """
@@ -110,24 +110,24 @@ CELLS = {
         "try-it": ("eded2e2a", """
 ## 学完这一段，试着做：手工核对位置 0
 
-读取可见测试第 0 项的 `p` 和 `q`（行 0、列 10）。你应该看到 `p = 0.8`、`q = 0.5`，所以 token 10 被无条件接受。
-把 `i` 改成 1 或 2 再看看。
+读取可见测试位置 0 的 `p` 和 `q`（第 0 行、第 10 列）。你应该看到 `p = 0.8`、`q = 0.5`，所以 token 10 被无条件接受。
+把 `i` 改成 1 或 2，再运行一次。
 """),
         "todo-1": ("9bd0a2cd", """
 ## TODO 1：接受分支
 
 完成下面的 `verify_draft`。循环和 `p`、`q` 的读取已经给出。你要写的部分：**当 `p >= q` 时，把 `token_id` 追加到
-`accepted_tokens`，然后 `continue`**，不调用任何随机数。`continue` 跳到下一个位置；没有它，循环会落到给定的 `break`，
+`accepted_tokens`，然后 `continue`**，不抽随机数。`continue` 跳到下一个位置；没有它，程序会继续执行到预先写好的 `break`，
 在第一个被接受的 token 之后就停下。
 
-目前，任何 `p < q` 的位置都会停止循环（给定的 `break`）。Mission 2 会把这个停止换成一次掷硬币。
+目前，遇到 `p < q` 的位置，循环就会停止（预先写好的 `break`）。Mission 2 会把这个停止换成一次掷硬币。
 
 如果测试报错：
 - *位置 0 没有被接受*：检查比较方向是否写反（`p >= q` 才接受），以及读取的行和列；
-- *位置 1 被接受了*：只在 `p >= q` 时 append，并且要先比较再 append；
-- 第二个用例中*只返回了 [10]*：append 之后要 `continue` 到下一个位置；
+- *位置 1 被接受了*：只在 `p >= q` 时追加，并且要先比较、再追加；
+- 第二个用例中*只返回了 [10]*：追加之后要 `continue` 到下一个位置；
 - *停在位置 2，而那里 p == q*：`p >= q` 包含相等；
-- *`accepted_tokens` 中出现错误 token*（不是草稿 token_id 的值）：检查 append 的是不是 `token_id`，而不是 `i` 或 `p`；
+- *`accepted_tokens` 中出现错误 token*（不是草稿 token_id 的值）：检查追加的是不是 `token_id`，而不是 `i` 或 `p`；
 - *调用了 torch.rand*：Mission 1 从不抽随机数。
 """),
         "visible-test": ("e4dce307", """
@@ -135,14 +135,14 @@ CELLS = {
 
 两个用例，`torch.rand` 被替换成一个记录每次调用的替身（一旦调用，测试失败）：
 
-- 表格中的用例，`draft_tokens = [10, 20, 30, 40]`：位置 0 有 `p = 0.8 >= q = 0.5`，不抽随机数直接接受；位置 1 有
+- 表格中的用例，`draft_tokens = [10, 20, 30, 40]`：位置 0 有 `p = 0.8 >= q = 0.5`，不抽随机数，直接接受；位置 1 有
   `p < q`，所以这个 Mission 1 版本在那里停止。期望：`[10]`。
 - 第二个用例中位置 0、1、2 都有 `p >= q`（最后一个是 `p == q`），位置 3 有 `p < q`。期望：`[10, 20, 30]`。
 """),
         "hidden-checks": ("f965ca4f", """
 ## 隐藏检查
 
-首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。
+首先是诊断：用一行文字指出你的函数犯了哪一种已知错误（如果能认出来）。它下面的单元格在这里看起来是空的；
 批改你的 notebook 时，它们各检查一种行为（每项 1 分）：`p == q`；所有位置都接受；在第一个 `p < q` 处停止；
 `q == 0`；空草稿；`draft_tokens` 为 `torch.LongTensor`；读取第 `i` 行；追加 token_id；从不调用 `torch.rand`；
 不修改输入；返回普通列表；以及一个不同于可见用例的草稿。
@@ -152,12 +152,12 @@ CELLS = {
         "title": ("210bc462", """
 # Level 23 · 投机解码 · Mission 2：拒绝并 break
 
-在 Mission 1 中，每个 `p < q` 的位置都直接停止循环。这会丢掉好的 token：草稿过于自信，但这个 token 仍可能是对的。
+在 Mission 1 中，每个 `p < q` 的位置都直接停止循环。这样会丢掉本该留下的 token：草稿模型虽然过于自信，这个 token 却仍可能是对的。
 现在你来完成验证中“接受前缀”的部分，然后写出官方题目：`verify_draft`，它返回留下来的草稿 token。
 
 它在完整算法中的位置（Leviathan 等人 2023，算法 1）：第一次拒绝之后，投机采样会从残差 `max(0, p - q)`
-（归一化后）中抽取一个*修正* token；当 `K` 个草稿全部被接受时，它会从目标模型的下一行抽取一个*奖励* token。
-这两个 token 让输出精确地服从目标模型，但它们不属于本关：这里你写的是它们之前的那段前缀。
+（归一化后）中抽取一个*修正* token；当 `K` 个草稿全部被接受时，它会从目标模型的下一行再抽取一个额外（bonus）token。
+有了这两个 token，输出才精确服从目标模型，但它们不属于本关：这里你写的是它们之前的那段前缀。
 
 **本 notebook 共 19 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 16 分。
 
@@ -175,7 +175,7 @@ CELLS = {
 ## 先补的知识
 
 - 只有 `p < q` 才进入随机分支。此时接受概率 `p/q` 严格位于 0 到 1 之间（`p > 0` 时）。
-- `torch.rand(1)` 返回 shape 为 `[1]` 的张量，在 `[0, 1)` 上均匀分布；`.item()` 把它转为 Python float，便于与
+- `torch.rand(1)` 返回形状为 `[1]` 的张量，在 `[0, 1)` 上均匀分布；`.item()` 把它转为 Python float，便于与
   `p / q` 比较。
 - 接受时继续循环，验证下一个草稿 token。
 - 拒绝时必须 `break`，而不是 `continue`：后续每个草稿 token 都建立在包含当前 token 的前缀上。当前 token
@@ -184,11 +184,12 @@ CELLS = {
         "principle": ("7f6d7d24", """
 ## 图解原理：数轴
 
-当小模型比大模型更自信时（`p < q`），这个 token 只以概率 `p/q` 被保留。从 `[0, 1)` 中均匀抽取 `r`：`r` 落在绿色的
-接受区间 `[0, p/q)` 内就接受，否则拒绝。由于 `r` 是均匀的，它落在区间内的概率正好是 `p/q`。
+当小模型比大模型更自信时（`p < q`），需要按 `p/q` 打折：这个 token 只以概率 `p/q` 被保留。从 `[0, 1)` 中均匀抽取 `r`：`r` 落在绿色的
+接受区间 `[0, p/q)` 内就接受，否则拒绝。由于 `r` 是均匀的，它落在区间内的概率正好是 `p/q`。拒绝不仅影响当前 token，还切断整条草稿链，因为后面的 token
+是基于这个未被接受的前缀生成的。
 
-- **第 1 项**：`p/q = 0.8`，`r = 0.5`。在区间内：追加 token 20 并继续。
-- **第 2 项**：`p/q ≈ 0.11`，`r = 0.9`。在区间外：拒绝并 `break`。第 3 项不再验证。
+- **位置 1**：`p/q = 0.8`，`r = 0.5`。在区间内：追加 token 20 并继续。
+- **位置 2**：`p/q ≈ 0.11`，`r = 0.9`。在区间外：拒绝并 `break`。位置 3 不再验证。
 
 先点两个位置的按钮，再拖动滑块。`p >= q` 时会怎样？边界 `r = p/q` 本身属于哪一边？
 """),
@@ -197,7 +198,7 @@ CELLS = {
 
 - **当 `p >= q` 时**，`p/q` 至少为 1，所以接受概率 `min(1, p/q)` 是 1：绿色区间覆盖整个 `[0, 1)`，任何 `r`
   都会接受。这就是代码在那里根本不抽随机数的原因。
-- **边界 `r = p/q`** 属于拒绝区：区间是 `[0, p/q)`，在 `p/q` 处开口，所以 `r == p/q` 时拒绝。写成代码就是严格的
+- **边界 `r = p/q`** 属于拒绝区：区间 `[0, p/q)` 左闭右开，不含 `p/q`，所以 `r == p/q` 时拒绝。写成代码就是严格的
   `r < p / q`。
 
 </details>
@@ -205,26 +206,26 @@ CELLS = {
         "three-steps": ("7bf73f81", """
 ## `p < q` 分支的三步
 
-1. `r = torch.rand(1).item()`，只在这个分支生成随机数；
-2. `if r < p / q:` 成功则 append 当前 `token_id`；
+1. `r = torch.rand(1).item()`，只在这个分支抽随机数；
+2. `if r < p / q:` 成功则追加当前的 `token_id`；
 3. `else: break`，失败立即终止整个循环。
 
 为什么用严格的 `<`？Leviathan 等人只在 `r > p/q` 时拒绝，所以 `r = p/q` 时他们接受。由于 `torch.rand` 取值于
-`[0, 1)`，两种规则的接受概率都是 `p/q`，所以都是精确的。本课程的约定是严格比较，测试也按它来检查：这样即使 `r`
+`[0, 1)`，两种规则的接受概率都是 `p/q`，所以两者都精确。本课程约定用严格比较，测试也按这个约定检查：这样即使 `r`
 恰好是 `0.0`，`p == 0` 也会被拒绝。
 """),
         "test-contract": ("e814f179", """
 ## 测试契约
 
 可见测试把 `torch.rand` 临时替换成一个替身：第一次调用返回 `0.5`，第二次返回 `0.9`。因此**随机调用的次数和顺序**
-也是测试的一部分：第 0 项有 `p >= q`，不能提前消耗随机数。否则第 1 项拿到的是 `0.9` 而不是 `0.5`，就会被拒绝。
+也是测试的一部分：位置 0 有 `p >= q`，不能提前消耗随机数。否则位置 1 拿到的是 `0.9` 而不是 `0.5`，就会被拒绝。
 
 下面把可见测试按位置逐项回放，使用脚本化的随机数：
 """),
         "syntax-warm-up": ("e8257ff1", """
 ## 语法热身：按通过率逐关检查，失败立即停止
 
-玩家按顺序挑战关卡。第 `n` 关的抽签值低于它的通过率就算通过；第一次失败就结束整轮。运行单元格：它输出 `[0]`。
+玩家按顺序闯关：某一关抽到的数低于这一关的通过率，就算通过；第一次失败，整轮就结束。运行单元格：它输出 `[0]`。
 """),
         "from-warm-up": ("30a2a9de", """
 ## 从语法例子迁移到 TODO 2
@@ -250,7 +251,7 @@ CELLS = {
 | 2 | 30 | 0.1 | 0.9 | ≈ 0.11 | 0.9 | 拒绝，break |
 | 3 | 40 | 0.6 | 0.3 | | 不会到达 | 不再验证 |
 
-第 0 项必接受，第 1 项用 `r = 0.5` 接受，第 2 项用 `r = 0.9` 拒绝：结果严格等于 `[10, 20]`。第 3 项故意设为
+位置 0 必接受，位置 1 用 `r = 0.5` 接受，位置 2 用 `r = 0.9` 拒绝：结果严格等于 `[10, 20]`。位置 3 故意设为
 `p >= q`：误用 `continue` 的代码会不抽第三个随机数就接受它，返回 `[10, 20, 40]`。
 
 用代码逐个位置走一遍：
@@ -260,8 +261,8 @@ CELLS = {
 
 写出整个函数。它有两个 TODO：
 
-- **TODO 1**（来自 Mission 1）：当 `p >= q` 时，append `token_id` 并继续，不抽随机数；
-- **TODO 2**：否则抽一次 `r = torch.rand(1).item()`；若 `r < p / q` 则 append `token_id`，否则 `break`。
+- **TODO 1**（来自 Mission 1）：当 `p >= q` 时，追加 `token_id` 并继续，不抽随机数；
+- **TODO 2**：否则抽一次 `r = torch.rand(1).item()`；若 `r < p / q` 则追加 `token_id`，否则 `break`。
 
 如果测试报错：
 - *每个 token 都被接受了*：检查比值（`p / q`，不是 `q / p`）和比较（`r < p / q`）；
@@ -278,8 +279,8 @@ CELLS = {
         "replay-yours": ("8599c78e", """
 ## 回放你自己的函数
 
-同样的回放，这次也用脚本化的随机数运行**你的** `verify_draft`。它显示每个随机数被哪个位置用掉，以及哪里与期望不同。
-这是调试随机数顺序最快的办法。
+还是同样的回放，这次用脚本化的随机数运行**你自己的** `verify_draft`：每个随机数被哪个位置用掉、哪里与期望不同，一目了然。
+调试随机数的顺序，这是最快的办法。
 """),
         "mean-length": ("2a35cb63", r"""
 ## 一步能保留多少个 token？
@@ -287,7 +288,7 @@ CELLS = {
 位置 `i` 只有在它之前（含它自己）的每个位置都被接受时才会留下，而位置 `j` 被接受的概率是 `min(1, p_j/q_j)`。
 所以被接受 token 数的期望是
 
-$$E[\text{accepted}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
+$$E[\text{接受数}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
 
 对可见用例，它等于 `1 + 0.8 + 0.8·0.11 + 0.8·0.11·1 ≈ 1.98`。有一项隐藏检查会用真实的 `torch.rand` 多次运行你的函数，
 并把平均值和这个数比较。你可以自己检查：下面的单元格用真实的 `torch.rand` 运行你的 `verify_draft` 2,000 次
@@ -296,10 +297,10 @@ $$E[\text{accepted}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
         "hidden-checks": ("30a2d9ff", """
 ## 隐藏检查
 
-首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。
+首先是诊断：用一行文字指出你的函数犯了哪一种已知错误（如果能认出来）。它下面的单元格在这里看起来是空的；
 批改你的 notebook 时，它们各检查一种行为（每项 1 分）：每个 `p < q` 位置抽一次、按位置顺序；在第 `i` 行的
 `token_id` 列读取；拒绝之后不再抽取；每次只抽一个值；`r == p/q` 时拒绝；`p == 0` 时拒绝；用 `break` 而不是
-`continue`；掷硬币成功就 append；全部接受的草稿；`q == 0`；空草稿；`torch.LongTensor` 形式的 token；
+`continue`；掷硬币成功就追加；全部接受的草稿；`q == 0`；空草稿；`torch.LongTensor` 形式的 token；
 不修改输入；一个不同于可见用例的草稿；以及在固定种子下用真实的 `torch.rand` 检查接受率和平均接受长度。
 """),
     },
@@ -310,7 +311,7 @@ COMMENTS = {
     "round 0: 0.8 < 0.9, no; round 1: 0.7 >= 0.6, approve item 0": "第 0 轮：0.8 < 0.9，不通过；第 1 轮：0.7 >= 0.6，通过商品 0",
     "works for a list or a torch.LongTensor": "列表和 torch.LongTensor 都适用",
     "TODO 1: accept when p >= q (no random number), then go on to the next position.":
-        "TODO 1：p >= q 时接受（不调用随机数），然后继续下一个位置。",
+        "TODO 1：p >= q 时接受（不抽随机数），然后继续下一个位置。",
     "p < q: Mission 2 replaces this stop with a coin flip.": "p < q：Mission 2 会把这里的停止换成一次掷硬币。",
     "When your notebook is graded, the grader writes here, in one line, which known mistake your":
         "批改你的 notebook 时，批改程序会在这里用一行写出：你的 verify_draft",
@@ -349,6 +350,75 @@ COMMENTS = {
         "隐藏检查：用真实的 torch.rand（固定种子），平均接受长度与精确期望一致。",
 }
 
+# The texts the code cells print or show, by the English string literal (its text between the quotes);
+# grading/build.py replaces the literal's text and nothing else, so both editions run the same code.
+STRINGS = {
+    "target_probs[0, 10] is a": "target_probs[0, 10] 的类型是",
+    "; .item() turns it into a": "→ .item() 之后是",
+    " <- token 7: not the question": " <- token 7：目标模型最喜欢的 token，与本题无关",
+    " <- p for the drafted token 20": " <- p：草稿 token 20 的目标概率",
+    " <- q: p < q, so not accepted for sure": " <- q：p < q，所以不能直接接受",
+    "row {i}, column {token_id}: p = {p:.1f}, q = {q:.1f}, p >= q: {p >= q}":
+        "第 {i} 行、第 {token_id} 列：p = {p:.1f}，q = {q:.1f}，p >= q：{p >= q}",
+    "Return the accepted prefix of draft_tokens, as a list of token ids (Mission 1 form).":
+        "返回 draft_tokens 中被接受的前缀：由 token_id 组成的列表（Mission 1 版本）。",
+    "Return the accepted prefix of draft_tokens, as a list of token ids.":
+        "返回 draft_tokens 中被接受的前缀：由 token_id 组成的列表。",
+    " shape": " 形状",
+    "position {i}: p = {p:.2f} >= q = {q:.2f}, accept {token_id} (no draw)":
+        "位置 {i}：p = {p:.2f} >= q = {q:.2f}，接受 {token_id}（不抽随机数）",
+    "position {i}: r = {r} < p/q = {p / q:.2f}, accept {token_id}": "位置 {i}：r = {r} < p/q = {p / q:.2f}，接受 {token_id}",
+    "position {i}: r = {r} >= p/q = {p / q:.2f}, reject {token_id} and stop":
+        "位置 {i}：r = {r} >= p/q = {p / q:.2f}，拒绝 {token_id} 并停止",
+    "average accepted: {mean_length:.2f}   expected: {spec_checks.expected_length(case):.2f}":
+        "平均接受数：{mean_length:.2f}   期望：{spec_checks.expected_length(case):.2f}",
+}
+
+# One term per idea (tests/test_i18n.py checks every zh edition's text against every zh GLOSSARY):
+# {idea: (the term this edition uses, [regular expressions of the variants it must not use])}.
+# Code names (in backticks, or like accepted_tokens.append(...)) are not prose and are not checked.
+GLOSSARY = {
+    "a draft position": ("位置 N（从 0 数起）", [r"第\s*\d+\s*项"]),
+    "drawing a random number": ("抽随机数 / 抽取", [r"调用随机数", r"生成随机数", r"调用任何随机数"]),
+    "the residual max(0, p - q)": ("残差", [r"剩余的"]),
+    "the bonus token": ("额外（bonus）token", [r"奖励"]),
+    "shape": ("形状", [r"(?<![.\w])shape(?![\w(])"]),
+    "a Python list": ("列表", [r"Python list\b", r"(?<![.\w])list(?![\w(\[])"]),
+    "to append": ("追加", [r"(?<![.\w])append(?![\w(])"]),
+    "the given break": ("预先写好的 break", [r"给定的\s*`?break"]),
+}
+
+# Words this edition keeps in Latin letters (names of things, not English sentences): every other
+# English word a student sees, in the text or in what a cell prints, is a fault (tests/test_i18n.py).
+LATIN = [
+    "Level", "Mission", "TODO", "token", "tokens", "notebook", "Python", "JupyterLab", "Validate", "YOUR", "CODE",
+    "HERE", "softmax", "logits", "torch", "rand", "item", "max", "min", "float", "int", "list", "tuple",
+    "Tensor", "LongTensor", "True", "False", "None", "if", "else", "for", "break", "continue", "return", "raise",
+    "from", "import", "random", "numpy", "np", "append", "shape", "bonus", "Leviathan", "Chen", "vocab",
+    "Noto", "Sans", "CJK", "SC", "JP", "TC", "os", "exit", "id", "ids",
+]
+
+# The grader's own messages in this edition (grading/grader_text.py holds the English and the ids).
+GRADER = {
+    "not_defined": "{name} 还没有定义：请先运行定义它的单元格",
+    "not_checked": "未检查：{why}",
+    "not_run": "未运行：之前的单元格中，{why}",
+    "not_answering": "内核不再响应",
+    "kernel_stopped": "Python 内核已停止",
+    "check_could_not_run": "{why}，所以这项检查无法运行",
+    "no_valid_answer": "内核没有返回有效的答复",
+    "kernel_sent": "内核返回了无法读取的答复（{error}）",
+    "kernel_died": "Python 内核已停止（os._exit、程序崩溃或内存不足）",
+    "while_running": "运行这个单元格时，{why}",
+    "ran_longer": "这个单元格运行超过了 {seconds} 秒",
+    "while_cell_ran": "这个单元格运行时，{why}",
+    "ignored_interrupt": "{ran}，而且没有响应中断，所以它的内核被停止了",
+    "budget_interrupted": "这个单元格运行时，{why}，所以它被中断了",
+    "timeout_interrupted": "这个单元格运行超过了 {seconds} 秒，已被中断",
+    "notebook_budget": "这个 notebook 的批改时限（{seconds:g} 秒）已用完",
+    "student_budget": "这名学生这份作业的批改时限（{seconds:g} 秒，所有 notebook 合计）已用完",
+}
+
 # What the student finds where a solution was (nbgrader's ClearSolutions.code_stub, in this edition).
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError(\"请写这个 TODO：把这两行换成你的代码\")"
 
@@ -363,14 +433,14 @@ HELPERS = {
             "rand_replaced": "你的代码替换了 torch.rand：请用 torch.rand(1).item() 抽取，不要改动 torch.rand 本身",
             "not_written": "NotImplementedError：verify_draft 还没有写；把 raise 那一行换成你的代码",
             "raised": "verify_draft 抛出了 {error}",
-            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请 append token_id",
+            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请追加 token_id",
             "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}：{result}",
             "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
             "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？",
         },
         "hidden": {
             "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
-            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请 append token_id",
+            "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请追加 token_id",
             "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
             "value": "（隐藏检查不显示）",
         },
@@ -381,17 +451,17 @@ HELPERS = {
         },
         "visible": {
             "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
-            "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请 append token_id（不是位置 i，也不是 p）。",
-            "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时 append token_id，"
+            "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
+            "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，"
                                   "p 和 q 在 [i, token_id] 读取。",
-            "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时 append token_id，"
-                                  "而且要先比较：是比较方向写反了，还是 append 写在了比较之前？",
+            "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时追加 token_id，"
+                                  "而且要先比较：是比较方向写反了，还是追加写在了比较之前？",
             "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受："
-                                    "append 之后用 continue 进入下一个位置（没有它，循环会走到给定的 break），"
+                                    "追加之后用 continue 进入下一个位置（没有它，程序会继续执行到预先写好的 break），"
                                     "并对每个 i 在 [i, token_id] 读取 p 和 q。",
             "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等："
                                 "p >= q 时接受，不是 p > q。",
-            "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留给定的 break："
+            "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留预先写好的 break："
                                "Mission 1 在第一个 p < q 处停止。",
             "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
             "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值"
@@ -411,7 +481,7 @@ HELPERS = {
             "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。",
         },
         "say": {
-            "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有调用随机数。",
+            "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",
             "m2_passed": "可见测试通过：[10, 20]，抽取了 2 次。",
         },
         "hint": {
@@ -419,13 +489,13 @@ HELPERS = {
             "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
             "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
             "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
-            "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时 append，并保留给定的 break",
+            "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时追加，并保留预先写好的 break",
             "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
             "empty_draft": "空草稿没有东西要验证：返回空列表",
             "long_tensor": "draft_tokens 可能是 torch.LongTensor：用 token_id 做索引，并以 int 追加",
             "m1_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行（不是第 0 行），读草稿 token 的那一列"
                                "（不是整行的 max()）",
-            "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查 append 的是不是 token_id（不是 p，也不是 i）",
+            "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查追加的是不是 token_id（不是 p，也不是 i）",
             "m1_no_draw": "p >= q 的位置触发了随机数：不调用 torch.rand 直接接受，并检查比较方向是否写反。",
             "inputs_unchanged": "verify_draft 修改了 draft_probs、target_probs 或 draft_tokens：只读取它们。",
             "m1_plain_list": "把 accepted_tokens 作为由 int 组成的普通 Python 列表返回（不是张量、元组或生成器）。",
@@ -437,7 +507,7 @@ HELPERS = {
             "m2_strict_boundary": "只在 r < p/q 时接受：r == p/q 必须拒绝，所以用 <，不是 <=",
             "m2_p_zero": "p == 0 时即使 r == 0.0 也必须拒绝：只在 r < p / q 时接受（不是 <=，也不是 q / p）",
             "m2_break_not_continue": "拒绝之后的 token 又出现了：你用了 continue；拒绝需要 break",
-            "m2_coin_success": "r < p/q 时接受该 token：append token_id（比较方向是否写反，或者比值写成了 q / p？）",
+            "m2_coin_success": "r < p/q 时接受该 token：追加 token_id（比较方向是否写反，或者比值写成了 q / p？）",
             "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
             "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
             "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，"
@@ -450,8 +520,8 @@ HELPERS = {
         "lang": "zh",
         "pick": "选一个答案：可以随时修改。",
         "quiz_static": "在 JupyterLab 中运行这个单元格，才能作答并看到解释。",
-        "correct": "✔ 正确",
-        "wrong": "✘ 不是这个",
+        "correct": "✔",
+        "wrong": "✘",
     },
     "spec_widgets": {
         "lang": "zh",
@@ -488,7 +558,7 @@ HELPERS = {
                 ],
             },
             "m2_guess": {
-                "question": "前两项已接受；第三项 p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
+                "question": "前两项（位置 0、1）已接受；第三项（位置 2，token 30）p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
                 "options": [
                     "拒绝第三项并停止，返回前两个 token",
                     "跳过第三项后继续验证第四项",
@@ -516,28 +586,28 @@ HELPERS = {
             },
         },
         "principle_accept": "p = {p:.2f} >= q = {q:.2f}：接受概率为 1，追加 {token_id}（不抽随机数）",
-        "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 在这里掷硬币",
+        "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 会在这里掷硬币",
         "xlabel": "列 = token_id（词表）",
         "ylabel": "行 = 草稿位置 i",
         "colorbar": "概率",
         "row_maximum": "整行最大值",
         "max_is_drafted": "这里 target_probs[i].max() 恰好就是草稿 token",
-        "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，不是要问的问题",
+        "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，与本题无关",
         "principle_title": "位置 i = {i}，draft_tokens[{i}] = {token_id}。{verdict}\n{note}",
         "legend_head": ["对象", "含义"],
         "legend": [
             ["draft_probs", "[K, V] 浮点张量：草稿模型分布，第 i 行对应位置 i"],
             ["target_probs", "[K, V] 浮点张量：目标模型分布，排列相同"],
-            ["draft_tokens", "长度 K 的 token_id 序列（可见测试使用 Python list）"],
+            ["draft_tokens", "长度为 K 的 token_id 序列（可见测试中是 Python 列表）"],
             ["p, q", "当前 i、当前 token_id 对应的 Python float：target_probs[i, token_id].item() 和 "
                      "draft_probs[i, token_id].item()"],
-            ["accepted_tokens", "你返回的 Python list：按草稿原顺序追加的已接受 token_id"],
+            ["accepted_tokens", "你返回的 Python 列表：按草稿原顺序追加的已接受 token_id"],
         ],
         "no_draw_needed": "p >= q：接受，不需要随机数（接受概率为 1）",
         "line_accept": "r = {r:.2f} < p/q = {ratio:.2f}：接受并继续",
         "line_reject": "r = {r:.2f} >= p/q = {ratio:.2f}：拒绝并停止（break）",
-        "preset_1": "第 1 项：p/q = 0.8，r = 0.5",
-        "preset_2": "第 2 项：p/q ≈ 0.11，r = 0.9",
+        "preset_1": "位置 1：p/q = 0.8，r = 0.5",
+        "preset_2": "位置 2：p/q ≈ 0.11，r = 0.9",
         "line_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
         "replay_head": ["位置", "token", "p", "q", "p/q", "r", "结果"],
         "no_draw": "不抽",

@@ -17,8 +17,8 @@ TEXT = {
     "lang": "zh",
     "pick": "选一个答案：可以随时修改。",
     "quiz_static": "在 JupyterLab 中运行这个单元格，才能作答并看到解释。",
-    "correct": "✔ 正确",
-    "wrong": "✘ 不是这个"
+    "correct": "✔",
+    "wrong": "✘"
 }
 # ---------------------------------------------------------------- text: END TEXT
 
@@ -91,4 +91,4 @@ def feedback_html(feedback, pending=False):
         return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
     mark, colour = (TEXT["correct"], "#1a7f37") if feedback.correct else (TEXT["wrong"], "#b42318")
     return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
-            f"<b style='color:{colour}'>{mark}.</b> {html.escape(feedback.text)}</div>")
+            f"<b style='color:{colour}'>{mark}</b> {html.escape(feedback.text)}</div>")

@@ -19,8 +19,8 @@ TEXT = {
     "lang": "en",
     "pick": "Pick an answer: you can change it at any time.",
     "quiz_static": "Run this cell in JupyterLab to answer and see why.",
-    "correct": "✔ Correct",
-    "wrong": "✘ Not this one",
+    "correct": "✔ Correct.",
+    "wrong": "✘ Not this one.",
 }
 # ---------------------------------------------------------------- text: END TEXT
 
@@ -93,4 +93,4 @@ def feedback_html(feedback, pending=False):
         return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
     mark, colour = (TEXT["correct"], "#1a7f37") if feedback.correct else (TEXT["wrong"], "#b42318")
     return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
-            f"<b style='color:{colour}'>{mark}.</b> {html.escape(feedback.text)}</div>")
+            f"<b style='color:{colour}'>{mark}</b> {html.escape(feedback.text)}</div>")

@@ -36,14 +36,14 @@ TEXT = {
         "rand_replaced": "你的代码替换了 torch.rand：请用 torch.rand(1).item() 抽取，不要改动 torch.rand 本身",
         "not_written": "NotImplementedError：verify_draft 还没有写；把 raise 那一行换成你的代码",
         "raised": "verify_draft 抛出了 {error}",
-        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请 append token_id",
+        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请追加 token_id",
         "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}：{result}",
         "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
         "too_long": "verify_draft 运行超过了 {seconds:g} 秒：是不是有死循环？"
     },
     "hidden": {
         "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
-        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请 append token_id",
+        "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请追加 token_id",
         "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
         "value": "（隐藏检查不显示）"
     },
@@ -54,12 +54,12 @@ TEXT = {
     },
     "visible": {
         "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
-        "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请 append token_id（不是位置 i，也不是 p）。",
-        "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时 append token_id，p 和 q 在 [i, token_id] 读取。",
-        "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时 append token_id，而且要先比较：是比较方向写反了，还是 append 写在了比较之前？",
-        "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受：append 之后用 continue 进入下一个位置（没有它，循环会走到给定的 break），并对每个 i 在 [i, token_id] 读取 p 和 q。",
+        "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
+        "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，p 和 q 在 [i, token_id] 读取。",
+        "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时追加 token_id，而且要先比较：是比较方向写反了，还是追加写在了比较之前？",
+        "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受：追加之后用 continue 进入下一个位置（没有它，程序会继续执行到预先写好的 break），并对每个 i 在 [i, token_id] 读取 p 和 q。",
         "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等：p >= q 时接受，不是 p > q。",
-        "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留给定的 break：Mission 1 在第一个 p < q 处停止。",
+        "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留预先写好的 break：Mission 1 在第一个 p < q 处停止。",
         "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
         "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值（p / q，不是 q / p）和比较（只在 r < p / q 时接受）。",
         "never_drew": "torch.rand 一次也没有被调用：用 torch.rand(1).item() 抽取 r。",
@@ -72,7 +72,7 @@ TEXT = {
         "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
     },
     "say": {
-        "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有调用随机数。",
+        "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",
         "m2_passed": "可见测试通过：[10, 20]，抽取了 2 次。"
     },
     "hint": {
@@ -80,12 +80,12 @@ TEXT = {
         "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
         "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
         "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
-        "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时 append，并保留给定的 break",
+        "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时追加，并保留预先写好的 break",
         "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
         "empty_draft": "空草稿没有东西要验证：返回空列表",
         "long_tensor": "draft_tokens 可能是 torch.LongTensor：用 token_id 做索引，并以 int 追加",
         "m1_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行（不是第 0 行），读草稿 token 的那一列（不是整行的 max()）",
-        "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查 append 的是不是 token_id（不是 p，也不是 i）",
+        "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查追加的是不是 token_id（不是 p，也不是 i）",
         "m1_no_draw": "p >= q 的位置触发了随机数：不调用 torch.rand 直接接受，并检查比较方向是否写反。",
         "inputs_unchanged": "verify_draft 修改了 draft_probs、target_probs 或 draft_tokens：只读取它们。",
         "m1_plain_list": "把 accepted_tokens 作为由 int 组成的普通 Python 列表返回（不是张量、元组或生成器）。",
@@ -97,7 +97,7 @@ TEXT = {
         "m2_strict_boundary": "只在 r < p/q 时接受：r == p/q 必须拒绝，所以用 <，不是 <=",
         "m2_p_zero": "p == 0 时即使 r == 0.0 也必须拒绝：只在 r < p / q 时接受（不是 <=，也不是 q / p）",
         "m2_break_not_continue": "拒绝之后的 token 又出现了：你用了 continue；拒绝需要 break",
-        "m2_coin_success": "r < p/q 时接受该 token：append token_id（比较方向是否写反，或者比值写成了 q / p？）",
+        "m2_coin_success": "r < p/q 时接受该 token：追加 token_id（比较方向是否写反，或者比值写成了 q / p？）",
         "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
         "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
         "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，r = torch.rand(1).item()。",

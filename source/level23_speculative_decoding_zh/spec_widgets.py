@@ -65,7 +65,7 @@ TEXT = {
             ]
         },
         "m2_guess": {
-            "question": "前两项已接受；第三项 p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
+            "question": "前两项（位置 0、1）已接受；第三项（位置 2，token 30）p = 0.1、q = 0.9、r = 0.9。函数最终应做什么？",
             "options": [
                 "拒绝第三项并停止，返回前两个 token",
                 "跳过第三项后继续验证第四项",
@@ -92,13 +92,13 @@ TEXT = {
         }
     },
     "principle_accept": "p = {p:.2f} >= q = {q:.2f}：接受概率为 1，追加 {token_id}（不抽随机数）",
-    "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 在这里掷硬币",
+    "principle_reject": "p = {p:.2f} < q = {q:.2f}：不能直接接受；Mission 2 会在这里掷硬币",
     "xlabel": "列 = token_id（词表）",
     "ylabel": "行 = 草稿位置 i",
     "colorbar": "概率",
     "row_maximum": "整行最大值",
     "max_is_drafted": "这里 target_probs[i].max() 恰好就是草稿 token",
-    "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，不是要问的问题",
+    "max_elsewhere": "x = target_probs[{i}].max() 在第 {column} 列：目标模型最喜欢的 token，与本题无关",
     "principle_title": "位置 i = {i}，draft_tokens[{i}] = {token_id}。{verdict}\n{note}",
     "legend_head": [
         "对象",
@@ -115,7 +115,7 @@ TEXT = {
         ],
         [
             "draft_tokens",
-            "长度 K 的 token_id 序列（可见测试使用 Python list）"
+            "长度为 K 的 token_id 序列（可见测试中是 Python 列表）"
         ],
         [
             "p, q",
@@ -123,14 +123,14 @@ TEXT = {
         ],
         [
             "accepted_tokens",
-            "你返回的 Python list：按草稿原顺序追加的已接受 token_id"
+            "你返回的 Python 列表：按草稿原顺序追加的已接受 token_id"
         ]
     ],
     "no_draw_needed": "p >= q：接受，不需要随机数（接受概率为 1）",
     "line_accept": "r = {r:.2f} < p/q = {ratio:.2f}：接受并继续",
     "line_reject": "r = {r:.2f} >= p/q = {ratio:.2f}：拒绝并停止（break）",
-    "preset_1": "第 1 项：p/q = 0.8，r = 0.5",
-    "preset_2": "第 2 项：p/q ≈ 0.11，r = 0.9",
+    "preset_1": "位置 1：p/q = 0.8，r = 0.5",
+    "preset_2": "位置 2：p/q ≈ 0.11，r = 0.9",
     "line_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
     "replay_head": [
         "位置",

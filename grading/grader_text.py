@@ -1,0 +1,53 @@
+"""The grader's own messages: what it writes into a graded notebook when a function is missing, a
+check cannot run, a cell runs too long or the kernel stops (grading/verdicts.py, grading/preprocessors.py).
+
+ENGLISH holds them, by id; a translated edition's words are the GRADER dict of its text file
+(lessons/i18n/<edition>.py), or of another edition in the same language: the same ids and {blanks}
+(tests/test_i18n.py checks them).
+"""
+
+import functools
+
+from grading import EDITIONS, language
+
+ENGLISH = {
+    "not_defined": "name '{name}' is not defined: run the cell that defines it",
+    "not_checked": "not checked: {why}",
+    "not_run": "not run: {why} in an earlier cell",
+    "not_answering": "the kernel stopped answering",
+    "kernel_stopped": "the Python kernel stopped",
+    "check_could_not_run": "{why}, so this check could not run",
+    "no_valid_answer": "the kernel sent no valid answer",
+    "kernel_sent": "the kernel sent {error}",
+    "kernel_died": "the Python kernel stopped (os._exit, a crash, or too much memory)",
+    "while_running": "{why} while running this cell",
+    "ran_longer": "this cell ran longer than {seconds} s",
+    "while_cell_ran": "{why} while this cell ran",
+    "ignored_interrupt": "{ran} and ignored the interrupt, so its kernel was stopped",
+    "budget_interrupted": "{why} while this cell ran, so it was interrupted",
+    "timeout_interrupted": "this cell ran longer than {seconds} s and was interrupted",
+    "notebook_budget": "this notebook's grading time budget ({seconds:g} s) was spent",
+    "student_budget": "the grading time budget of this student's assignment ({seconds:g} s, all notebooks "
+                      "together) was spent",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def translated(assignment):
+    """The GRADER dict of ``assignment``'s text file, or of another edition in its language; None if none has one."""
+    from grading import build
+
+    lang = language(assignment)
+    for edition in [assignment] + [e for e in EDITIONS if e != assignment and language(e) == lang]:
+        if edition in EDITIONS and build.i18n_path(edition).exists():
+            words = getattr(build.load_i18n(edition), "GRADER", None)
+            if words is not None:
+                return words
+    return None
+
+
+def words(assignment):
+    """{id: text} of the grader's messages in ``assignment``'s language (English for an English one)."""
+    if language(assignment) == "en":
+        return ENGLISH
+    return dict(ENGLISH, **(translated(assignment) or {}))
