@@ -270,18 +270,11 @@ def test_the_glossary_finds_a_variant_and_skips_code():
 
 # The diagnosis lines of Level 23 zh (DIAGNOSES) are issue 20's to reword: until then they say "append" and
 # "给定的 break" where the rest of the edition says 追加 and 预先写好的 break. Only these may.
-DIAGNOSES_TO_REWORD = {f"diagnoses['01_accept_branch'][{name!r}]" for name in (
-    "appends_before_check", "appends_position", "appends_probability", "forgets_continue", "hard_coded_visible",
-    "skips_instead_of_stopping")} | {f"diagnoses['02_reject_and_break'][{name!r}]" for name in (
-        "appends_position", "appends_probability")}
-
-
 @pytest.mark.parametrize("edition", ZH)
 def test_one_term_per_idea(edition):
     glossary = zh_text("GLOSSARY")
-    exempt = DIAGNOSES_TO_REWORD if edition == "level23_speculative_decoding_zh" else set()
     found = [(where, hits) for where, text in shown_texts(edition)
-             if (hits := glossary_hits(text, glossary)) and where not in exempt]
+             if (hits := glossary_hits(text, glossary))]
     assert not found, found[:8]
 
 
