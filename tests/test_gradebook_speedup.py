@@ -1,0 +1,48 @@
+"""The gradebook speed-up (grading/speedups.py: SQLite's write-ahead log) reaches plain `nbgrader` too.
+
+A test that graded a sample class twice (speed-ups on and off) and compared grades and feedback bytes
+was dropped before landing: on a loaded machine one page's stream output was split differently between
+the two runs (nondeterminism in how the kernel's output reaches nbgrader, not the speed-up), and it cost
+six to eleven minutes there. `benchmarks/grading_speed.py` still compares the gradebooks of its runs.
+"""
+
+import contextlib
+import os
+import sqlite3
+
+from grading import pipeline, speedups
+
+def journal_mode(course):
+    with sqlite3.connect(course / "gradebook.db") as db:
+        return db.execute("PRAGMA journal_mode").fetchone()[0]
+
+
+@contextlib.contextmanager
+def speedups_switched(on):
+    """The speed-ups on (as configured) or off (GRADER_NO_SPEEDUPS=1) for every nbgrader started meanwhile."""
+    saved = os.environ.pop(speedups.OFF_ENV, None)
+    if not on:
+        os.environ[speedups.OFF_ENV] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(speedups.OFF_ENV, None)
+        if saved is not None:
+            os.environ[speedups.OFF_ENV] = saved
+
+
+def grade_class(course):
+    """Grade every submission with `make grade`'s workers, then nbgrader's feedback: (scores, journal mode)."""
+    results = grade.run_workers(course, grade.submissions(course), 2, grade.default_db_url(course), echo=False)
+    assert not any(results.values()), results
+    for assignment in sorted({item.assignment for item in grade.submissions(course)}):
+        pipeline.nbgrader(course, "generate_feedback", assignment, "--force")
+    return pipeline.class_scores(course), journal_mode(course)
+
+
+def test_plain_nbgrader_gets_the_gradebook_speedup(tmp_path):
+    """Plain `nbgrader` (any command that opens the gradebook) loads nbgrader_config.py, which applies it."""
+    course = pipeline.make_course(tmp_path)
+    with speedups_switched(True):
+        pipeline.nbgrader(course, "db", "student", "add", "someone")
+    assert journal_mode(course) == "wal"
