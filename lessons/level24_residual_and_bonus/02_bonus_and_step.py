@@ -210,7 +210,8 @@ print(f"alpha = {alpha:.2f}, K = {K}: 1 + α + ... + α^K = {term_by_term:.4f}, 
 speedup_widget()
 
 # %% [markdown]
-# The best `K` against `α`, for a few draft costs `c` (no point where speculation cannot pay):
+# The best `K` against `α`, for a few draft costs `c`. Each curve starts where `α` passes `c`: below
+# that no `K` is faster than plain decoding (Corollary 3.9 and the quiz below).
 
 # %%
 show_best_k()
@@ -225,8 +226,8 @@ show_best_k()
 # probability 1 on its argmax. Then `Σ min(p, q)` is 1 when the two argmaxes agree and 0 when they
 # do not, so a drafted token is kept exactly when it is the target's argmax, and the correction
 # (the residual of a one-hot `p`) is the target's argmax: the output is plain greedy decoding's,
-# token for token. Sharper rows overlap more where the models agree, which is why the paper's `α`
-# is higher at temperature 0 (0.75) than at 1 (0.62). Notebook 03 measures `α` against the
+# token for token. Sharper rows overlap more where the models agree, which fits the paper's `α`
+# being higher at temperature 0 (0.75) than at 1 (0.62). Notebook 03 measures `α` against the
 # temperature on a real transformer pair.
 
 # %% [markdown]
