@@ -15,6 +15,7 @@ match none, rather than guessed at.
     python -m grading.diagnosis --check   # exit 1 if it is out of date (a test runs this)
 """
 
+import contextlib
 import hashlib
 import json
 import sys
@@ -78,11 +79,12 @@ def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     return words["prefix"] + texts(assignment)[1][notebook][entry["answers"][0]]
 
 
-def _setup(notebook, source_dir):
-    """The names the notebook's own setup cell (grade_id "setup") gives the student's code, made here with
-    the notebook's folder on sys.path, as in the kernel (notebook 03 imports its model helpers there).
-    The grader's own thread count and output are kept."""
-    import contextlib
+@contextlib.contextmanager
+def _folder(notebook, source_dir):
+    """(the names the student's code starts with, the notebook's cells). A notebook whose setup cell (grade_id
+    "setup") imports its model helpers (spec_pair: notebook 03) gets what that cell makes, with the notebook's
+    folder on sys.path and its own modules in sys.modules while the checks run, as in the kernel; afterwards
+    sys.path, sys.modules, the thread count and the output are the grader's again."""
     import io
 
     import torch
@@ -90,16 +92,23 @@ def _setup(notebook, source_dir):
     user_ns = {"torch": torch, "__name__": "__main__"}
     cells = nbformat.read(Path(source_dir) / f"{notebook}.ipynb", as_version=4).cells
     setup = [c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup"]
-    if setup and (Path(source_dir) / "spec_pair.py").exists():  # only a notebook that needs names from its folder
-        threads = torch.get_num_threads()
-        if str(source_dir) not in sys.path:
-            sys.path.insert(0, str(source_dir))
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(setup[0], f"<setup of {notebook}>", "exec"), user_ns)
-        finally:
-            torch.set_num_threads(threads)
-    return user_ns, cells
+    if not (setup and "spec_pair" in setup[0]):
+        yield user_ns, cells
+        return
+    own = {f.stem for f in Path(source_dir).glob("*.py")}
+    saved_modules = {name: sys.modules.pop(name) for name in own if name in sys.modules}
+    saved_path, threads = list(sys.path), torch.get_num_threads()
+    sys.path.insert(0, str(source_dir))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(setup[0], f"<setup of {notebook}>", "exec"), user_ns)
+        yield user_ns, cells
+    finally:
+        for name in own:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved_modules)
+        sys.path[:] = saved_path
+        torch.set_num_threads(threads)
 
 
 def judge_of(code, notebook, source_dir):
@@ -110,15 +119,15 @@ def judge_of(code, notebook, source_dir):
 
     helpers_path = Path(source_dir) / "spec_checks.py"
     helpers = load_private(helpers_path, "_diagnosis_helpers")
-    user_ns, cells = _setup(notebook, source_dir)
-    try:
-        exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
-    except Exception:
-        pass  # a broken answer cell: its function is missing, and every check says so
-    judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
-    for cell in cells:
-        if is_test_cell(cell):
-            judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
+    with _folder(notebook, source_dir) as (user_ns, cells):
+        try:
+            exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
+        except Exception:
+            pass  # a broken answer cell: its function is missing, and every check says so
+        judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
+        for cell in cells:
+            if is_test_cell(cell):
+                judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
     return judge
 
 
