@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 24 · Speculative sampling · Notebook 2: the bonus token, the whole step, and what it buys
 #
 # One call of the target model scores all `K` drafted positions **and one more**: `target_probs`
@@ -26,15 +26,15 @@ import torch
 
 import spec_checks
 from spec_widgets import (LESSON_P, LESSON_Q, experiment_summary, fit_char_models, generate, generation_summary,
-                          quiz, show_histograms, simulate, speedup_widget)
+                          quiz, say, show_histograms, simulate, speedup_widget)
 
-# %% [markdown]
+# %% [markdown] l10n="guess-first"
 # ## 🎯 Guess first
 
 # %%
 quiz("l24_bonus_guess")
 
-# %% [markdown]
+# %% [markdown] l10n="idea"
 # ## Today's idea
 #
 # **A step always ends with one token from the target: a correction after a rejection, or the
@@ -45,7 +45,7 @@ quiz("l24_bonus_guess")
 # | rejected at position `i` | correction | `max(0, target_probs[i] - draft_probs[i])`, normalised |
 # | all `K` accepted | bonus | `target_probs[K]` |
 
-# %% [markdown]
+# %% [markdown] l10n="whole-step"
 # ## The whole step: `speculative_step`
 #
 # The loop is your Level 23 `verify_draft` again. Write both TODOs:
@@ -92,7 +92,7 @@ def speculative_step(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # Notebook 1's case, with row `K = 2` of the target added: `[0.1, 0.2, 0.3, 0.4]`. Two runs:
@@ -105,9 +105,9 @@ rejected = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus
 accepted = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.1], picks=[3])
 problem = spec_checks.visible_problem_n2(rejected, accepted)
 assert problem is None, problem
-print("Visible test passed: [0, 2] after a rejection, [0, 1, 3] with the bonus from target_probs[2].")
+print(spec_checks.say("n2_passed"))
 
-# %% [markdown]
+# %% [markdown] l10n="experiment"
 # ## 100,000 steps: does the first token follow the target?
 #
 # A real step samples the drafts from `q`. `simulate` runs 100,000 steps of the algorithm at once
@@ -122,13 +122,13 @@ draft_probs = torch.tensor([LESSON_Q] * K)
 target_probs = torch.tensor([LESSON_P] * (K + 1))
 started = time.perf_counter()
 sim = simulate(draft_probs, target_probs, n=100_000, seed=0)
-print(f"100,000 steps in {time.perf_counter() - started:.2f} s")
+print(say("steps_in", seconds=time.perf_counter() - started))
 print("\n".join(experiment_summary(sim)))
 
 # %%
 show_histograms(sim)
 
-# %% [markdown]
+# %% [markdown] l10n="experiment-reading"
 # Speculative sampling matches `p` (a TV distance of a few thousandths is sampling noise at
 # 100,000 runs, and the chi-square p-value is unremarkable). Accept-only-then-stop emits token `x`
 # with probability proportional to `min(p(x), q(x))`: it over-weights tokens the draft likes
@@ -144,10 +144,10 @@ for token, share in enumerate(LESSON_Q):
     got, _ = spec_checks.sample_steps(speculative_step, case, trials=int(4_000 * share), seed=token)
     counts = [a + b for a, b in zip(counts, got)]
 stat, p_value = spec_checks.chi_square(counts, LESSON_P)
-print("your first-token shares:", [round(c / sum(counts), 3) for c in counts], "  p:", LESSON_P)
-print(f"TV distance = {spec_checks.tv_distance(counts, LESSON_P):.4f}, chi-square p-value = {p_value:.3f}")
+print(say("first_token_shares", shares=[round(c / sum(counts), 3) for c in counts], p=LESSON_P))
+print(say("tv_chi_square", tv=spec_checks.tv_distance(counts, LESSON_P), p_value=p_value))
 
-# %% [markdown]
+# %% [markdown] l10n="what-it-buys"
 # ## What it buys
 #
 # If every drafted position is accepted with probability `α = Σ min(p, q)`, independently
@@ -160,10 +160,10 @@ print(f"TV distance = {spec_checks.tv_distance(counts, LESSON_P):.4f}, chi-squar
 
 # %%
 alpha = sim.alpha
-print(f"alpha = {alpha:.2f}, K = {K}: formula {spec_checks.expected_tokens_per_call(alpha, K):.4f}, "
-      f"simulation {sim.tokens_per_call:.4f} tokens per target call")
+print(say("formula_and_simulation", alpha=alpha, k=K, formula=spec_checks.expected_tokens_per_call(alpha, K),
+          simulation=sim.tokens_per_call))
 
-# %% [markdown]
+# %% [markdown] l10n="draft-cost"
 # Drafting is not free. If one draft call costs `c` target calls, a step costs `K·c + 1`, so
 #
 # $$\text{speed-up} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
@@ -177,7 +177,7 @@ print(f"alpha = {alpha:.2f}, K = {K}: formula {spec_checks.expected_tokens_per_c
 # %%
 speedup_widget()
 
-# %% [markdown]
+# %% [markdown] l10n="tiny-models"
 # ## Two tiny language models
 #
 # The formula assumes every position is accepted with the same `α`, independently. Real models
@@ -193,20 +193,20 @@ generation = generate(speculative_step, models, prompt="the ", steps=200, k=4, s
 print(repr(generation.text[:240]))
 print("\n".join(generation_summary(generation, c=0.05)))
 
-# %% [markdown]
+# %% [markdown] l10n="tiny-models-reading"
 # The text is a trigram model's, so it only half makes sense. The numbers are close to the
 # formula but not equal: `α` changes from position to position (after a space almost any letter
 # may follow; inside a common word the two models agree), and the later positions are reached
 # only after acceptances, where the models agree more. The formula is a guide for choosing `K`,
 # not a promise.
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
 quiz("l24_speed_check")
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis. Then, one behaviour each (1 point each): a bonus token when every draft
@@ -226,7 +226,7 @@ quiz("l24_speed_check")
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], [0, 1])
 run = spec_checks.run_step(speculative_step, case, draws=[0.0], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 2]),
-                  hint="Every draft was accepted: append one bonus token sampled with torch.multinomial")
+                  hint="bonus_when_all_accepted")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_bonus_row_k", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -244,7 +244,7 @@ spec_checks.check(spec_checks.bonus_problem(run, case))
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[1, 2])
 spec_checks.check(spec_checks.tokens_problem(run, [1, 1]) or spec_checks.one_new_token_problem(run, 1),
-                  hint="After the correction token, return: the bonus belongs only to a step where every draft was accepted")
+                  hint="no_bonus_after_reject")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -254,7 +254,7 @@ case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
                         [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[4])
 multis = run.multinomials
-spec_checks.check(run.problem or (None if multis else "torch.multinomial was never called after the rejection")
+spec_checks.check(run.problem or (None if multis else spec_checks.say("never_called_after_reject"))
                   or spec_checks.distribution_problem(multis[0][1], case, 1))
 ### END HIDDEN TESTS
 
@@ -282,7 +282,7 @@ for draws, accepted in (([0.9], 0), ([0.1, 0.9], 1), ([0.1, 0.1], 3)):
 case = spec_checks.Case([], [[0.1, 0.2, 0.7]], [])
 run = spec_checks.run_step(speculative_step, case, draws=[], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_problem(run, case),
-                  hint="With K = 0 nothing is verified: the bonus comes from target_probs[0]")
+                  hint="empty_draft_bonus")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -292,7 +292,7 @@ case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET + 
                         tokens_as="tensor")
 run = spec_checks.run_step(speculative_step, case, draws=[0.1], picks=[3])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
-                  hint="draft_tokens can be a torch.LongTensor: K is its length, and the result is a list of ints")
+                  hint="n2_long_tensor")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -300,8 +300,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 changed = [spec_checks.run_step(speculative_step, case, draws=d, picks=[2]).inputs_changed for d in ([0.1, 0.9], [0.1, 0.1])]
-assert not any(changed), ("speculative_step changed draft_probs, target_probs or draft_tokens: compute new tensors "
-                          "(no in-place -=, /= or clamp_ on the inputs' rows).")
+assert not any(changed), spec_checks.say("n2_inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_first_token_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -314,8 +313,7 @@ for token in range(4):  # each drafted token, run as often as q drafts it
     got, _ = spec_checks.sample_steps(speculative_step, case, trials=int(4000 * q_row[token]), seed=2410 + token)
     counts = [a + b for a, b in zip(counts, got)]
 tv = spec_checks.tv_distance(counts, p_row)
-assert tv < 0.035, (f"Over drafts sampled from q, the first token is {tv:.2f} (total variation) away from the target "
-                    "p: check the correction (the normalised residual of the rejected row).")
+assert tv < 0.035, spec_checks.say("n2_first_token", tv=tv)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_tokens_per_step", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -324,7 +322,5 @@ assert tv < 0.035, (f"Over drafts sampled from q, the first token is {tv:.2f} (t
 case = spec_checks.Case([[0.2, 0.8]] * 3, [[0.5, 0.5]] * 4, [1, 1, 1])  # each draft accepted with p/q = 0.625
 _, mean_tokens = spec_checks.sample_steps(speculative_step, case, trials=4000, seed=2420)
 want = 1 + 0.625 + 0.625 ** 2 + 0.625 ** 3
-assert spec_checks.close(mean_tokens, want, 0.06), (
-    f"A step returned {mean_tokens:.2f} tokens on average; expected {want:.2f}: the accepted prefix, plus one "
-    "correction or one bonus token, every step.")
+assert spec_checks.close(mean_tokens, want, 0.06), spec_checks.say("n2_tokens_per_step", mean=mean_tokens, want=want)
 ### END HIDDEN TESTS
