@@ -204,13 +204,15 @@ def helper(source, assignment, module):
 
 
 def helper_files(assignment):
-    """{target path: text} of the helper modules a translated edition gets from its template."""
+    """{target path: text} of the helper modules (and their data files) a translated edition gets from its template."""
     base = template(assignment)
     if base == assignment:
         return {}
     out = {}
     for path in sorted((ROOT / "source" / base).glob("*.py")):
         out[ROOT / "source" / assignment / path.name] = helper(path.read_text(), assignment, path.stem)
+    for path in sorted((ROOT / "source" / base).glob("*.txt")):  # data the helpers read (tiny_corpus.txt)
+        out[ROOT / "source" / assignment / path.name] = path.read_text()
     return out
 
 

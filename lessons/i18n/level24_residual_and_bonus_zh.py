@@ -1,0 +1,481 @@
+"""The zh-CN edition of Level 24 (nbgrader assignment level24_residual_and_bonus_zh).
+
+Everything here is text; the code is the English edition's (grading/build.py writes the edition):
+
+- CELLS: each lesson's markdown cells, by the l10n id in lessons/level24_residual_and_bonus/NN_name.py, as
+  (the hash of the English cell this translates, the translation). When the English cell changes, the
+  build stops and names the cell: translate the change, then put the new hash here.
+- COMMENTS: the comments of the code cells, keyed by the English comment.
+- HELPERS: the TEXT block of each helper module (spec_checks.py, spec_widgets.py, spec_quiz.py), same ids.
+- DIAGNOSES: the diagnosis line of the feedback, by catalogue answer (answers/level24_residual_and_bonus/).
+
+What is the same in every Chinese edition (the words of the shared spec_quiz, the diagnosis line's frame,
+the code stub, "check failed") is taken from Level 23's edition, not copied.
+
+Terms, as in Level 23's edition and the original lesson page: 草稿模型, 目标模型, 目标概率 p, 草稿概率 q,
+接受, 拒绝, 位置 N (0-based), 残差分布 (the normalised max(0, p - q)), 修正 token, 额外（bonus）token,
+形状, 列表, 追加; code identifiers stay as they are. Each Chinese paragraph is one line (a line break
+between two Chinese characters renders as a space).
+"""
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("_i18n_level23_zh", Path(__file__).with_name("level23_speculative_decoding_zh.py"))
+_LEVEL23 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_LEVEL23)
+
+CELLS = {
+    "01_correction_token": {
+        "title": ("b51fe0b0", """
+# Level 24 · 投机采样 · Notebook 1：为什么它是精确的，以及修正 token
+
+Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。单靠这些，输出**并不**服从目标模型的分布。这里你先用数字算出缺了什么，再把它写出来：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
+
+**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+"""),
+        "guess-first": ("1332f7c5", """
+## 🎯 先猜一猜
+"""),
+        "idea": ("e168d68b", """
+## 今天的核心
+
+**草稿 token `x` 留下来的概率是 `min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
+"""),
+        "why-exact": ("a1ec70bb", r"""
+## 用数字看它为什么精确
+
+取一个草稿位置，词表只有 4 个 token。目标模型的这一行是 `p`，草稿模型的这一行是 `q`：
+
+| token x | 0 | 1 | 2 | 3 |
+|---|---|---|---|---|
+| p(x)（目标概率） | 0.5 | 0.2 | 0.2 | 0.1 |
+| q(x)（草稿概率） | 0.2 | 0.5 | 0.1 | 0.2 |
+
+1. **接受。** 草稿模型以概率 `q(x)` 提出 `x`，Level 23 以概率 `min(1, p(x)/q(x))` 留下它。所以 token `x` *作为被接受的草稿*输出的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。
+2. **拒绝。** 对所有 token 求和，一个草稿被接受的概率是 `α = Σ min(p, q)`，所以拒绝的概率是 `1 - α`。由于 `p` 的和为 1，`1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`。
+3. **残差分布。** 每个 token 还差的部分是 `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`。把它归一化成一个分布，`residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`，修正 token 就从它里面采样。于是
+
+$$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)) + \max(0, p(x) - q(x)) = p(x).$$
+
+同样的数字，用 torch 算一遍：
+"""),
+        "bars": ("87b7f4f7", """
+每个 token 画两根柱子：左边是接受带来的概率（绿色），上面叠着修正 token 的份额（橙色）；右边是目标概率 `p`（蓝色）。两根一样高。
+"""),
+        "multinomial": ("82cc5c9f", """
+## 用 `torch.multinomial` 采样一个 token
+
+`torch.multinomial(weights, 1)` 按与 `weights` 成正比的概率抽取一个下标，返回形状为 `[1]` 的张量；`.item()` 把它转为 Python int。它也接受和不为 1 的权重，但本课程要求你传入**归一化后**的残差分布：推导里说的就是这个分布，测试也会在 1e-6 以内核对你传入的值。
+"""),
+        "zero-residual": ("4259640d", """
+## 残差全为零时
+
+如果每个 token 都有 `p == q`，`max(0, p - q)` 全为零，归一化就成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
+"""),
+        "never-zero": ("24bc2ccd", """
+你的代码永远走不到这一步。拒绝需要 `r >= p(x)/q(x)`，而 `r < 1`，所以草稿 token 必有 `p(x) < q(x)`（用严格的 `r < p/q` 时，`p >= q` 永远不会被拒绝）。两行的和都是 1，所以 `p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`。只要发生拒绝，残差分布的总量就一定大于零。不需要任何保护代码，题目也不要求。
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "problem": ("dedff0ec", """
+## 题目：`verify_and_correct`
+
+循环就是你在 Level 23 写的 `verify_draft`，写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时发生的事（**TODO**）：
+
+1. **第 `i` 行**的残差：`max(0, target_probs[i] - draft_probs[i])`，例如用 `torch.clamp(..., min=0)`；
+2. 把它归一化（除以它的和）；
+3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，以 int 追加到列表，然后停止。
+
+每个草稿都被接受时，函数暂时只返回前缀：额外（bonus）token 在 notebook 2 里加上。
+
+如果测试报错：
+- 说修正 token *是从 p 中抽取的*或*是从 q 中抽取的*：应从残差分布中采样，而不是从某个模型的那一行；
+- *没有归一化*：把残差除以它的和；
+- *max(0, q - p)*：残差是目标减草稿，`max(0, p - q)`；
+- *用了第 j 行*：拒绝发生在位置 `i`，所以用第 `i` 行；
+- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，恰好一次。
+"""),
+        "visible-test": ("538abcd4", """
+## 可见测试
+
+用例：词表有 4 个 token，两个草稿 token。位置 0 提出 token 0，`p = 0.4 >= q = 0.3`（不抽随机数直接接受）；位置 1 提出 token 1，用的是上面表格里的两行（`p/q = 0.4`）。`torch.rand` 被替换成返回 `0.7` 的替身（于是拒绝），`torch.multinomial` 被替换成一个记录传入内容并返回 token `2` 的替身。期望：`[0, 2]`，并且在掷硬币之后对 `[0.75, 0, 0.25, 0]` 调用一次 multinomial。
+"""),
+        "real-randomness": ("0cfe726e", """
+## 用真实的随机数检验
+
+在表格中只有一个位置的用例上运行你的函数 5,000 次，草稿 token 固定为 token 1（`p/q = 0.4`）。token 1 应有 40% 的次数被输出（被接受），其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。两者用总变差距离 `½ Σ |share(x) - want(x)|` 和卡方检验来比较。
+"""),
+        "not-p": ("5300049f", """
+这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
+"""),
+        "hidden-checks": ("c89ba524", """
+## 隐藏检查
+
+首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+"""),
+    },
+    "02_bonus_and_step": {
+        "title": ("04032fbf", """
+# Level 24 · 投机采样 · Notebook 2：额外（bonus）token、完整的一步，以及它带来的加速
+
+目标模型的一次调用会给全部 `K` 个草稿位置打分，**再多给一个**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀再加恰好一个新 token。
+
+然后你来测量：100,000 步与目标模型分布的对比，以及它带来的加速。
+
+**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+"""),
+        "guess-first": ("1332f7c5", """
+## 🎯 先猜一猜
+"""),
+        "idea": ("942d8089", """
+## 今天的核心
+
+**每一步总以一个来自目标模型的 token 结束：拒绝之后是修正 token，`K` 个全部接受之后是来自第 `K` 行的额外（bonus）token。不会两个都有，也不会一个都没有。**
+
+| 发生了什么 | 新 token | 采样自 |
+|---|---|---|
+| 在位置 `i` 被拒绝 | 修正 token | `max(0, target_probs[i] - draft_probs[i])`，归一化后 |
+| `K` 个全部接受 | 额外（bonus）token | `target_probs[K]` |
+"""),
+        "whole-step": ("2ef60fab", """
+## 完整的一步：`speculative_step`
+
+循环还是你在 Level 23 写的 `verify_draft`。两个 TODO 都要写：
+
+- **TODO 1**（来自 notebook 1）：第一次拒绝时，追加一个从第 `i` 行归一化残差中采样的修正 token，然后 return；
+- **TODO 2**：循环结束之后（每个草稿都被接受），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外（bonus）token 并追加，其中 `K = len(draft_tokens)`。
+
+如果测试报错：
+- 说额外（bonus）token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外（bonus）token 用第 `K` 行；
+- 拒绝之后*被调用了 2 次*：修正 token 之后没有额外（bonus）token（追加修正 token 后立即 return）；
+- 全部接受时*从未被调用*：缺了额外（bonus）token。
+"""),
+        "visible-test": ("0b090419", """
+## 可见测试
+
+还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外（bonus）token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
+"""),
+        "experiment": ("97f0d54c", """
+## 100,000 步：第一个 token 服从目标模型吗？
+
+真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立，你的循环会做的每一次抽取这里都做了），共 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
+"""),
+        "experiment-reading": ("e4102ca4", """
+投机采样与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。
+
+现在换成你自己的 `speculative_step`。它是 Python 循环，所以只运行 4,000 次而不是 100,000 次。每个草稿 token `x` 分到 `q(x)` 比例的运行次数，就像它是草稿模型采样出来的一样：
+"""),
+        "what-it-buys": ("56879f4a", r"""
+## 它带来了什么
+
+如果每个草稿位置都以概率 `α = Σ min(p, q)` 被接受，且相互独立（Leviathan 等人 2023 的独立同分布假设），那么一步平均返回 `1 + α + α² + ... + α^K` 个 token，只花目标模型的**一次**调用：
+
+$$E[\text{每次目标模型调用得到的 token 数}] = \frac{1 - \alpha^{K+1}}{1 - \alpha}.$$
+
+上面的模拟用的是 `K = 3` 和 `α = 0.6`：
+"""),
+        "draft-cost": ("1ff42eff", r"""
+起草不是免费的。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
+
+$$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
+
+拖动滑块：草稿模型越好（`α` 越大），越值得多起草几个；草稿越贵（`c` 越大），起草就该越少。绿圈标出最佳的 `K`。两个按钮把 `α` 设为论文对 T5-XXL 配 T5-small 草稿模型测得的值（0.75 和 0.62），`c = 0.02`（这是本课程对这么小的草稿模型的假设），并选出最佳的 `K`：约 3.2× 和 2.3×，正是论文对 T5-XXL 给出的总体范围（“2X-3X”）。
+"""),
+        "tiny-models": ("a6b173c9", """
+## 两个很小的语言模型
+
+上面的公式假设每个位置都以同样的 `α` 独立地被接受。真实的模型并非如此。下面是两个字符级模型，从 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）中瞬间拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
+"""),
+        "tiny-models-reading": ("3d2f8ced", """
+生成的文本出自一个三元模型，所以只有一半说得通。测得的数字接近公式，但并不相等：`α` 随位置而变（空格之后几乎任何字母都可能出现；在常见单词内部，两个模型的看法一致），而且后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "hidden-checks": ("d3415a80", """
+## 隐藏检查
+
+首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外（bonus）token；额外（bonus）token 从 `target_probs[K]` 中抽取；拒绝之后没有额外（bonus）token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+"""),
+    },
+}
+
+COMMENTS = {
+    "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
+    "Level 23: accept": "Level 23：接受",
+    "TODO: rejected at position i. Sample one correction token from row i's normalised":
+        "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
+    "residual max(0, p - q) with torch.multinomial, append it (as an int), and stop.":
+        "中采样一个修正 token，（以 int）追加到列表，然后停止。",
+    "When your notebook is graded, the grader writes here, in one line, which known mistake your":
+        "批改你的 notebook 时，批改程序会在这里用一行写出：你的函数",
+    "verify_and_correct behaves like (or \"none\").": "（verify_and_correct）的行为像哪一种已知错误（或“无”）。",
+    "speculative_step behaves like (or \"none\").": "（speculative_step）的行为像哪一种已知错误（或“无”）。",
+    "Hidden check: torch.multinomial is not called before the coin that rejects.":
+        "隐藏检查：在决定拒绝的那次掷硬币之前不调用 torch.multinomial。",
+    "Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.":
+        "隐藏检查：一次拒绝恰好增加一个修正 token，来自一次 torch.multinomial 调用。",
+    "Hidden check: the values passed to torch.multinomial are row i's normalised max(0, p - q), to within 1e-6.":
+        "隐藏检查：传给 torch.multinomial 的值是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
+    "Hidden check: a rejection at position 0 gives only the correction token, drawn from row 0's residual.":
+        "隐藏检查：位置 0 被拒绝时只返回修正 token，它从第 0 行的残差分布中抽取。",
+    "Hidden check: the token torch.multinomial returned is appended, as an int, after the accepted prefix.":
+        "隐藏检查：torch.multinomial 返回的 token 以 int 追加在被接受的前缀之后。",
+    "Hidden check: nothing is verified or added after the correction token.":
+        "隐藏检查：修正 token 之后不再验证、也不再追加任何东西。",
+    "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
+        "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外（bonus）token）。",
+    "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
+        "隐藏检查：p >= q 的位置不掷硬币直接接受（Level 23 的规则仍然成立）。",
+    "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
+    "Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.":
+        "隐藏检查：draft_probs、target_probs 和 draft_tokens 保持不变。",
+    "Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.":
+        "隐藏检查：用真实的随机数（固定种子），输出的 token 服从 min(p, q) + P(拒绝) · 残差分布。",
+    "token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]":
+        "token 1 以 p/q = 0.2 被接受；其余 0.8 服从残差分布 [0.75, 0, 0.25, 0]",
+    "TODO 1: the correction token from row i's normalised residual; then return.":
+        "TODO 1：从第 i 行归一化的残差分布中采样修正 token，然后 return。",
+    "TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].":
+        "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外（bonus）token。",
+    "Hidden check: when all K drafts are accepted, one bonus token follows them.":
+        "隐藏检查：K 个草稿全部被接受时，后面跟一个额外（bonus）token。",
+    "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call after every coin.":
+        "隐藏检查：额外（bonus）token 从 target_probs[K] 中抽取，在所有硬币之后调用一次 torch.multinomial。",
+    "Hidden check: after a rejection the correction is the only new token: no bonus.":
+        "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外（bonus）token。",
+    "Hidden check: the correction is drawn from the rejected row's normalised max(0, p - q), to within 1e-6.":
+        "隐藏检查：修正 token 从被拒绝那一行归一化的 max(0, p - q) 中抽取，误差在 1e-6 以内。",
+    "Hidden check: torch.multinomial is called only after the coins have decided.":
+        "隐藏检查：只在硬币都掷完之后才调用 torch.multinomial。",
+    "Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token.":
+        "隐藏检查：无论发生什么，一步都返回被接受的前缀再加恰好一个新 token。",
+    "Hidden check: an empty draft (K = 0) still gives one token, the bonus from target_probs[0].":
+        "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外（bonus）token。",
+    "Hidden check: with the real randomness (fixed seed) and drafts sampled from q, the first token follows p.":
+        "隐藏检查：用真实的随机数（固定种子），草稿从 q 中采样时，第一个 token 服从 p。",
+    "each drafted token, run as often as q drafts it": "每个草稿 token，按 q 起草它的频率运行相应的次数",
+    "Hidden check: with the real randomness (fixed seed), the mean number of tokens per step matches its expectation.":
+        "隐藏检查：用真实的随机数（固定种子），每一步平均得到的 token 数与期望一致。",
+    "each draft accepted with p/q = 0.625": "每个草稿以 p/q = 0.625 被接受",
+}
+
+# What the student finds where a solution was, and above a failed hidden check: as in every Chinese edition.
+CODE_STUB = _LEVEL23.CODE_STUB
+CHECK_FAILED = _LEVEL23.CHECK_FAILED
+
+HELPERS = {
+    "spec_checks": {
+        "lang": "zh",
+        "your_function": "你的函数",
+        "problem": {
+            "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
+            "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+            "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
+            "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
+            "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+            "raised": "{function} 抛出了 {error}",
+            "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
+            "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
+        },
+        "refusals": [
+            "prob_dist 必须是一维或二维张量",
+            "概率张量中含有 inf、nan 或负数",
+            "不是合法的多项分布（概率之和 <= 0）",
+        ],
+        "hidden": {
+            "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+            "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
+            "value": "（隐藏检查不显示）",
+        },
+        "calls": {"rand": "rand", "multinomial": "multinomial", "none": "无", "separator": "、"},
+        "distribution": {
+            "not_normalised": "修正 token 是从没有归一化的 max(0, p - q) 中抽取的：这些值的和是 {total}，不是 1。调用 torch.multinomial 之前，先把残差除以它的和",
+            "from_p": "修正 token 是从 p（目标模型的那一行）中抽取的：拒绝之后，应从归一化的残差分布 max(0, p - q) 中抽取",
+            "from_q": "修正 token 是从 q（草稿模型的那一行）中抽取的：应从归一化的残差分布 max(0, p - q) 中抽取",
+            "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，目标减草稿",
+            "other_row": "修正 token 用了第 {j} 行，但拒绝发生在位置 {i}：请取第 i 行（被拒绝的位置）的残差",
+            "other": "修正 token 是从 {values} 中抽取的，而不是从第 {i} 行的归一化残差 max(0, p - q) {want} 中抽取",
+        },
+        "correction": {
+            "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
+            "before_coin": "torch.multinomial 在决定拒绝的那次掷硬币之前被调用（调用顺序：{calls}）：只在拒绝之后抽取修正 token",
+            "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1",
+        },
+        "tokens": "得到 {got}，期望 {expected}",
+        "tokens_why": "得到 {got}，期望 {expected}：{why}",
+        "bonus": {
+            "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外（bonus）token",
+            "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
+            "too_many": "torch.multinomial 被调用了 {count} 次：一个额外（bonus）token 只需要调用一次",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外（bonus）token 需要 num_samples=1",
+            "row_k_minus_1": "额外（bonus）token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
+            "from_draft": "额外（bonus）token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
+            "other": "额外（bonus）token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取",
+        },
+        "order": {
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
+            "before_coin": "torch.multinomial 在某次掷硬币之前被调用（调用顺序：{calls}）：等所有硬币都掷完，再采样新 token",
+        },
+        "one_new": {
+            "calls": "torch.multinomial 被调用了 {count} 次：每一步恰好抽取一个新 token，只调用一次",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个新 token 需要 num_samples=1",
+            "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token",
+        },
+        "check": {"problem_hint": "{problem}。{hint}", "problem": "{problem}。"},
+        "visible": {
+            "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
+            "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
+            "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外（bonus）token（3）",
+        },
+        "say": {
+            "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
+            "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
+            "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
+            "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
+            "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
+            "n1_inputs_unchanged": "verify_and_correct 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算残差（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
+            "n1_distribution": "输出 token 的分布与正确分布的总变差距离是 {tv:.2f}：拒绝之后，应从被拒绝那一行的归一化残差 max(0, p - q) 中采样。",
+            "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请计算新的张量（不要对输入的行做原地的 -=、/= 或 clamp_）。",
+            "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}：检查修正 token（被拒绝那一行的归一化残差）。",
+            "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}：每一步都是被接受的前缀，再加一个修正 token 或一个额外（bonus）token。",
+        },
+        "hint": {
+            "correction_appended": "追加 torch.multinomial 返回的 token_id（int(...) 或 .item()），不是位置，也不是概率",
+            "stop_after_correction": "修正 token 之后这一步就结束了：追加之后立即 break（或 return）",
+            "correction_only_after_reject": "只在拒绝之后抽取修正 token",
+            "no_coin_where_p_ge_q": "保留 Level 23 的循环：p >= q 的位置不掷硬币",
+            "n1_long_tensor": "draft_tokens 可能是 torch.LongTensor：结果仍然是由 int 组成的列表",
+            "bonus_when_all_accepted": "每个草稿都被接受了：用 torch.multinomial 采样一个额外（bonus）token 并追加",
+            "no_bonus_after_reject": "追加修正 token 之后就 return：只有每个草稿都被接受的那一步才有额外（bonus）token",
+            "empty_draft_bonus": "K = 0 时没有东西要验证：额外（bonus）token 来自 target_probs[0]",
+            "n2_long_tensor": "draft_tokens 可能是 torch.LongTensor：K 是它的长度，结果是由 int 组成的列表",
+        },
+    },
+    # spec_quiz is one helper for every assignment (grading/build.py SHARED_HELPERS): its words too.
+    "spec_quiz": _LEVEL23.HELPERS["spec_quiz"],
+    "spec_widgets": {
+            "lang": "zh",
+            "fonts": ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC"],
+            "quiz": {
+                "l24_guess": {
+                    "question": "草稿模型提出了 token 1（p = 0.2，q = 0.5），掷硬币的结果是拒绝。这一步仍然必须输出一个 token。这个 token 应该从哪里采样？",
+                    "options": [
+                        "从 p，目标模型的那一行",
+                        "从 q，草稿模型的那一行",
+                        "从归一化后的残差分布 max(0, p - q)",
+                    ],
+                    "why": [
+                        "被接受的草稿已经给了每个 token min(p, q) 的概率。拒绝之后再从 p 采样，会在此之上再加 P(拒绝) · p，于是草稿模型给得多的那些 token 概率就偏高了。",
+                        "q 正是刚才对 token 1 给得过多的那个分布。再从它采样，输出会偏向草稿模型，离目标模型更远。",
+                        "被接受的草稿覆盖了每个 token 的 min(p, q)；缺的恰好是 p - min(p, q) = max(0, p - q)，而拒绝发生的概率正好等于它的总和。归一化之后，它把缺口补齐，token 就服从 p。",
+                    ],
+                },
+                "l24_check": {
+                    "question": "p = [0.5, 0.2, 0.2, 0.1]，q = [0.2, 0.5, 0.1, 0.2]。一个草稿 token 被拒绝的概率是多少？",
+                    "options": ["0.4", "0.6", "0.3"],
+                    "why": [
+                        "接受率 α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6，所以 P(拒绝) = 1 - 0.6 = 0.4。它也等于 Σ max(0, p - q) = 0.3 + 0.1。",
+                        "0.6 是 α = Σ min(p, q)，即接受的概率。拒绝的概率是 1 - α = 0.4。",
+                        "0.3 只是 token 0 的 max(0, p - q)。P(拒绝) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4。",
+                    ],
+                },
+                "l24_bonus_guess": {
+                    "question": "K = 3 个草稿全部被接受。target_probs 有 4 行（0..3）。额外（bonus）token 来自哪一行？",
+                    "options": ["target_probs[2]，最后一个草稿位置", "target_probs[3]，第 K 行", "draft_probs[2]"],
+                    "why": [
+                        "第 2 行是目标模型对位置 2 的草稿 token 的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
+                        "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外（bonus）token 随这次调用白得。",
+                        "额外（bonus）token 是目标模型的 token。验证时从不从草稿模型的行里采样。",
+                    ],
+                },
+                "l24_speed_check": {
+                    "question": "α = 0.8，草稿模型不花时间（c = 0），K 越大，加速比会怎样？",
+                    "options": ["无限增长", "增长并趋近 1 / (1 - α) = 5", "K = 1 之后就下降"],
+                    "why": [
+                        "每多一个草稿，只有前面的全部被接受才会被接受，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
+                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时起草要花时间，曲线就有一个最佳的 K。",
+                        "c = 0 时多起草几个不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
+                    ],
+                },
+            },
+            "table_head": ["token x", "p(x)", "q(x)", "接受：min(p, q)", "residual(x)", "P(拒绝) · residual(x)", "合计"],
+            "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
+            "bar_accepted": "被接受的草稿：min(p, q)",
+            "bar_correction": "修正 token：P(拒绝) · residual",
+            "bar_target": "目标概率 p",
+            "bar_token": "token {token}",
+            "probability": "概率",
+            "exactness_title": "投机采样输出每个 token 的概率都是 p",
+            "speculative": "投机采样",
+            "accept_only": "只接受、拒绝即停",
+            "summary_line": "{name} 与 p 的总变差距离 = {tv}   卡方 = {stat}，p 值 = {p_value}",
+            "first_emitted": "输出的第一个 token",
+            "share_of_runs": "占 {n} 次运行的比例",
+            "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
+            "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
+            "headline": ["T5-XXL 英德翻译，α = 0.75", "T5-XXL，α = 0.62"],
+            "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
+            "generation": [
+                "α（目标模型检查过的位置上 Σ min(p, q) 的平均值）= {alpha}；测得的接受率 = {acceptance}",
+                "每次目标模型调用得到的 token 数：测得 {measured}，公式 (1 - α^(K+1)) / (1 - α) = {formula}",
+                "c = {c} 时的加速比：测得 {measured}×，公式 {formula}×",
+            ],
+            "say": {
+                "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
+                "one_draw": "抽取一次：{tensor} -> {item}",
+                "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
+                "all_zeros": "全为零",
+                "refused": "{name}：RuntimeError：{error}",
+                "emitted_shares": "输出 token 的比例：{shares}   期望：{want}",
+                "tv_chi_square": "总变差距离 = {tv:.4f}，卡方检验 p 值 = {p_value:.3f}",
+                "steps_in": "100,000 步用时 {seconds:.2f} 秒",
+                "first_token_shares": "你的第一个 token 的比例：{shares}   p：{p}",
+                "formula_and_simulation": "α = {alpha:.2f}，K = {k}：每次目标模型调用得到的 token 数，公式 {formula:.4f}，模拟 {simulation:.4f}",
+            },
+    },
+}
+
+# The diagnosis line of the feedback (grading/diagnosis.py): its frame as in every Chinese edition.
+DIAGNOSIS = _LEVEL23.DIAGNOSIS
+
+# By catalogue answer (answers/level24_residual_and_bonus/<notebook>/<name>.py, its '# diagnosis:' line).
+DIAGNOSES = {
+    "01_correction_token": {
+        "appends_position": "你采样了修正 token，追加的却是位置 i，而不是 torch.multinomial 返回的 token",
+        "argmax_correction": "你取了残差分布中概率最大的 token（argmax），而不是用 torch.multinomial 采样",
+        "continue_after_correction": "修正 token 之后你还在继续验证（continue）；这一步到修正 token 就结束了：用 break 或 return",
+        "correction_every_coin": "每次掷硬币之后你都调用 torch.multinomial，接受时也调用；只在拒绝之后抽取",
+        "multinomial_before_coin": "你在掷硬币决定之前就调用了 torch.multinomial；只在拒绝之后采样修正 token",
+        "mutates_target_row": "你在 target_probs[i] 上原地构造残差（-=、clamp_、/=），改动了输入：请在新张量里计算",
+        "no_correction": "没有修正 token：拒绝之后你直接停止，没有从残差分布中采样",
+        "not_normalised": "你把没有归一化的 max(0, p - q) 传给了 torch.multinomial：先除以它的和",
+        "random_choices": "你用 random.choices 而不是 torch.multinomial 采样：用 torch.multinomial(residual, 1) 抽取修正 token",
+        "residual_from_p": "你从 p（目标模型的那一行）中采样修正 token；拒绝之后应从归一化的残差分布 max(0, p - q) 中采样",
+        "residual_from_q": "你从 q（草稿模型的那一行）中采样修正 token；拒绝之后应从归一化的残差分布 max(0, p - q) 中采样",
+        "residual_q_minus_p": "你的修正 token 来自 max(0, q - p)；残差是 max(0, p - q)，目标减草稿",
+        "residual_row_zero": "不管在哪个位置被拒绝，你的残差都取自第 0 行：应取被拒绝的位置 i 那一行的 max(0, p - q)",
+        "residual_whole_matrix": "你的残差把所有行的 max(0, p - q) 加在了一起；它只属于被拒绝的第 i 行",
+        "two_corrections": "你追加了两个修正 token（num_samples=2）；一次拒绝恰好增加一个 token，torch.multinomial(residual, 1)",
+    },
+    "02_bonus_and_step": {
+        "bonus_after_reject": "拒绝之后你也加了一个额外（bonus）token；修正 token 是这一步唯一的新 token：追加它之后立即 return",
+        "bonus_argmax": "你把 target_probs[K] 中概率最大的 token（argmax）当作额外（bonus）token，而不是用 torch.multinomial 采样",
+        "bonus_before_coins": "你在掷硬币之前就抽取了额外（bonus）token（先调用了 torch.multinomial）；只在每个草稿都被接受之后抽取",
+        "bonus_from_draft": "你的额外（bonus）token 来自草稿模型的那一行；它是目标模型的 token：应从 target_probs[K] 中采样",
+        "bonus_replaces_last": "你的额外（bonus）token 替换了最后一个被接受的 token；它应跟在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token",
+        "bonus_row_k_minus_1": "你的额外（bonus）token 来自 target_probs[K-1]，即最后一个草稿位置；下一个 token 的那一行是 target_probs[K]",
+        "bonus_uses_loop_index": "你的额外（bonus）token 用的是循环变量的 i + 1，空草稿时它不存在：用 K = len(draft_tokens)",
+        "correction_row_zero": "不管在哪个位置被拒绝，你的残差都取自第 0 行：应取第 i 行的 max(0, p - q)",
+        "mutates_inputs": "你在 target_probs[i] 上原地构造残差（-=、clamp_、/=），改动了输入：请在新张量里计算",
+        "no_bonus": "没有额外（bonus）token：每个草稿都被接受时，追加一个从 target_probs[K] 中采样的 token",
+        "residual_from_p": "你从 p（目标模型的那一行）中采样修正 token；拒绝之后应从归一化的残差分布 max(0, p - q) 中采样",
+        "residual_not_normalised": "你把没有归一化的 max(0, p - q) 传给了 torch.multinomial：先除以它的和",
+        "residual_q_minus_p": "你的修正 token 来自 max(0, q - p)；残差是 max(0, p - q)，目标减草稿",
+        "two_corrections": "你追加了两个修正 token（num_samples=2）；一次拒绝恰好增加一个 token",
+    },
+}
