@@ -27,20 +27,22 @@ _spec.loader.exec_module(_LEVEL23)
 
 CELLS = {
     "01_correction_token": {
-        "title": ("b51fe0b0", """
+        "title": ("962f8c06", """
 # Level 24 · 投机采样 · Notebook 1：为什么它是精确的，以及修正 token
 
 Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。单靠这些，输出**并不**服从目标模型的分布。这里你先用数字算出缺了什么，再把它写出来：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
+
+同一个算法，两个名字。Leviathan 等人 (2023) 把整个方法叫作*投机解码*（speculative decoding），把其中“接受或修正”的规则叫作*投机采样*（speculative sampling）（他们的第 2.3 节）；Chen 等人 (2023) 把整个方法叫作投机采样。Level 23 用的是前一个名字，本关用后一个。Level 23 也提到过，Chen 等人的字母是反过来的：他们的 `p` 是草稿模型，`q` 是目标模型，所以照他们的论文写的代码（`max_fn(q - p)`）算的，就是本课程写作 `max(0, p - q)` 的那个量。
 
 **本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
 """),
         "guess-first": ("1332f7c5", """
 ## 🎯 先猜一猜
 """),
-        "idea": ("e168d68b", """
+        "idea": ("f2e582e8", """
 ## 今天的核心
 
-**草稿 token `x` 留下来的概率是 `min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
+**一个 token `x` 被起草之后，以概率 `min(1, p(x)/q(x))` 留下，所以草稿模型提出 `x` *并且*它被留下的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
 """),
         "why-exact": ("a1ec70bb", r"""
 ## 用数字看它为什么精确
@@ -73,13 +75,15 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 
 如果每个 token 都有 `p == q`，`max(0, p - q)` 全为零，归一化就成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
 """),
-        "never-zero": ("24bc2ccd", """
-你的代码永远走不到这一步。拒绝需要 `r >= p(x)/q(x)`，而 `r < 1`，所以草稿 token 必有 `p(x) < q(x)`（用严格的 `r < p/q` 时，`p >= q` 永远不会被拒绝）。两行的和都是 1，所以 `p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`。只要发生拒绝，残差分布的总量就一定大于零。不需要任何保护代码，题目也不要求。
+        "never-zero": ("9f1329a1", """
+在精确的算术里，你的代码永远走不到这一步。`torch.rand` 返回的 `r < 1`，而在 `p >= q` 的位置比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。让 `p >= q` 安全的是 `r < 1`，而不是 `r < p/q` 里的严格 `<`：换成 `<=` 也一样安全。所以拒绝要求草稿 token 满足 `p(x) < q(x)`。如果两行的和都恰好是 1，`p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，于是只要发生拒绝，残差分布的总量就一定大于零。
+
+在 float32 下这可能不成立，因为 softmax 的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（比 0.5 大一个 float32 步长）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它被拒绝（大约每 800 万次抽取一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你加保护。生产环境里的采样器是有保护的：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 截断在最小的正浮点数而不是 0，于是全为零的残差变成均匀分布，这个偏差它自己的注释也承认了。
 """),
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
 """),
-        "problem": ("dedff0ec", """
+        "problem": ("6815c5e4", """
 ## 题目：`verify_and_correct`
 
 循环就是你在 Level 23 写的 `verify_draft`，写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时发生的事（**TODO**）：
@@ -87,6 +91,8 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 1. **第 `i` 行**的残差：`max(0, target_probs[i] - draft_probs[i])`，例如用 `torch.clamp(..., min=0)`；
 2. 把它归一化（除以它的和）；
 3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，以 int 追加到列表，然后停止。
+
+`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，而有一项隐藏检查专门查这个。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 会构造一个新张量，输入保持不变。
 
 每个草稿都被接受时，函数暂时只返回前缀：额外（bonus）token 在 notebook 2 里加上。
 
@@ -102,10 +108,12 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 
 用例：词表有 4 个 token，两个草稿 token。位置 0 提出 token 0，`p = 0.4 >= q = 0.3`（不抽随机数直接接受）；位置 1 提出 token 1，用的是上面表格里的两行（`p/q = 0.4`）。`torch.rand` 被替换成返回 `0.7` 的替身（于是拒绝），`torch.multinomial` 被替换成一个记录传入内容并返回 token `2` 的替身。期望：`[0, 2]`，并且在掷硬币之后对 `[0.75, 0, 0.25, 0]` 调用一次 multinomial。
 """),
-        "real-randomness": ("0cfe726e", """
+        "real-randomness": ("d31a931f", """
 ## 用真实的随机数检验
 
-在表格中只有一个位置的用例上运行你的函数 5,000 次，草稿 token 固定为 token 1（`p/q = 0.4`）。token 1 应有 40% 的次数被输出（被接受），其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。两者用总变差距离 `½ Σ |share(x) - want(x)|` 和卡方检验来比较。
+在表格中只有一个位置的用例上运行你的函数 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；在 notebook 2 里目标模型会多一行，即第 `K` 行，它是最后一个草稿之后那个 token 的分布（额外（bonus）token 就从这里来）。
+
+已知 token 1 *已被起草*，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被起草*并且*被留下的概率。）所以 token 1 应有 40% 的次数被输出，其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：一个正确的函数仅凭运气，得到离 `want` 至少这么远的计数的概率。接近 0 说明函数有错，大于约 0.01 就没有异常。（它是关于计数的概率，不是目标概率 `p`。）
 """),
         "not-p": ("5300049f", """
 这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
@@ -157,39 +165,47 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 
 还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外（bonus）token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
 """),
-        "experiment": ("97f0d54c", """
+        "experiment": ("34d98a76", """
 ## 100,000 步：第一个 token 服从目标模型吗？
 
 真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立，你的循环会做的每一次抽取这里都做了），共 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
-"""),
-        "experiment-reading": ("e4102ca4", """
-投机采样与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。
 
-现在换成你自己的 `speculative_step`。它是 Python 循环，所以只运行 4,000 次而不是 100,000 次。每个草稿 token `x` 分到 `q(x)` 比例的运行次数，就像它是草稿模型采样出来的一样：
+这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外（bonus）token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
 """),
-        "what-it-buys": ("56879f4a", r"""
+        "experiment-reading": ("799f2f96", """
+投机采样与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“如果方法正确，计数离 `p` 这么远的概率”，它不是目标模型的概率。
+"""),
+        "what-it-buys": ("afe3653d", r"""
 ## 它带来了什么
 
-如果每个草稿位置都以概率 `α = Σ min(p, q)` 被接受，且相互独立（Leviathan 等人 2023 的独立同分布假设），那么一步平均返回 `1 + α + α² + ... + α^K` 个 token，只花目标模型的**一次**调用：
+Level 23 对给定的草稿算出了被接受 token 数的期望 `E[accepted] = Σ_i Π_{j≤i} min(1, p_j/q_j)`：位置 `i` 只有在它和它之前的每个位置都通过时才会留下。现在草稿模型是*采样*出它的 token 的。对草稿的选择 `x ~ q` 取平均，其中一个因子变成
 
-$$E[\text{每次目标模型调用得到的 token 数}] = \frac{1 - \alpha^{K+1}}{1 - \alpha}.$$
+$$E_{x \sim q}\left[\min\left(1, \frac{p(x)}{q(x)}\right)\right] = \sum_x q(x) \min\left(1, \frac{p(x)}{q(x)}\right) = \sum_x \min(p(x), q(x)) = \beta,$$
 
-上面的模拟用的是 `K = 3` 和 `α = 0.6`：
+这就是一个前缀的接受率（Leviathan 等人 2023，定义 3.1）。它对所有前缀的平均是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，且相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还要多加一个 token（修正 token 或额外（bonus）token），所以目标模型调用**一次**，一步平均返回
+
+$$E[\text{每次目标模型调用得到的 token 数}] = 1 + \alpha + \alpha^2 + \dots + \alpha^K = \frac{1 - \alpha^{K+1}}{1 - \alpha},$$
+
+这是一个等比数列求和：乘以 `1 - α` 之后，除了 `1` 和 `-α^(K+1)`，其余各项都相互抵消。验证一下：逐项求和、闭式公式，以及上面的模拟（`K = 3`，`α = 0.6`）：
 """),
-        "draft-cost": ("1ff42eff", r"""
+        "draft-cost": ("0030e1f5", r"""
 起草不是免费的。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
 
 $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 
-拖动滑块：草稿模型越好（`α` 越大），越值得多起草几个；草稿越贵（`c` 越大），起草就该越少。绿圈标出最佳的 `K`。两个按钮把 `α` 设为论文对 T5-XXL 配 T5-small 草稿模型测得的值（0.75 和 0.62），`c = 0.02`（这是本课程对这么小的草稿模型的假设），并选出最佳的 `K`：约 3.2× 和 2.3×，正是论文对 T5-XXL 给出的总体范围（“2X-3X”）。
+（Leviathan 等人 2023，定理 3.8。）拖动滑块：草稿模型越好（`α` 越大），越值得多起草几个；草稿越贵（`c` 越大），起草就该越少。绿圈标出最佳的 `K`。
+
+两个按钮设置的是论文自己对 T5-XXL（11B）做英译德（EnDe）、以 T5-small 为草稿模型、`K = γ = 7` 时的数字。`α = 0.75` 是贪心解码（温度 0），`α = 0.62` 是标准采样（温度 1）（表 2）。`c = 0.02` 是论文根据性能分析记录对 T5-small 的估计（附录 A.3，表 4）。用这些数，公式预测 3.2× 和 2.3×；论文实测是 3.4× 和 2.6×（表 2）。在两个任务（EnDe 和 CNN/DM）上，T5-small 的 `α` 在 0.53 到 0.75 之间，实测加速比在 2.3× 到 3.4× 之间。
 """),
         "tiny-models": ("a6b173c9", """
 ## 两个很小的语言模型
 
 上面的公式假设每个位置都以同样的 `α` 独立地被接受。真实的模型并非如此。下面是两个字符级模型，从 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）中瞬间拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
 """),
-        "tiny-models-reading": ("3d2f8ced", """
-生成的文本出自一个三元模型，所以只有一半说得通。测得的数字接近公式，但并不相等：`α` 随位置而变（空格之后几乎任何字母都可能出现；在常见单词内部，两个模型的看法一致），而且后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+        "tiny-models-reading": ("9e0857fc", """
+生成的文本出自一个三元模型，所以只有一半说得通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值在不同种子之间会波动多少。而且公式的假设在这里并不成立：逐个位置变化的是该前缀的 `β = Σ min(p, q)`（定义 3.1）：空格之后几乎任何字母都可能出现，在常见单词内部两个模型的看法一致。`α` 是它的平均（推论 3.6），而后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+
+这里没有任何计时。打印出的加速比是公式在假设 `c = 0.05` 时给出的；对这两个查表模型来说，草稿模型的代价和目标模型差不多（`c` 约为 1），所以这一对模型根本带不来加速。Notebook 03 会给一对真实的模型计时。
 """),
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
@@ -199,12 +215,29 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 
 首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外（bonus）token；额外（bonus）token 从 `target_probs[K]` 中抽取；拒绝之后没有额外（bonus）token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
 """),
+        "why-return": ("e831bef4", """
+为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外（bonus）token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外（bonus）token，变成两个新 token。`return` 让这一步只以修正 token 结束。
+"""),
+        "markov": ("30af23c3", """
+## 带上下文的完整步骤：前三个 token
+
+现在换成你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步从草稿链中逐个起草 `K = 2` 个 token，取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行是最后一个草稿之后的那一行），调用你的函数，追加它返回的内容；下一步从那里接着走。走够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 个比例与目标链自己的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外（bonus）token 取错了行，或者修正 token 取自第 0 行，在这里都会显出很大的差距。（你的函数以 Python 循环运行，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
+"""),
+        "best-k": ("72b7d30c", """
+不同草稿代价 `c` 下，最佳 `K` 随 `α` 的变化（投机无法带来加速的地方不画点）：
+"""),
+        "temperature": ("61779654", """
+## 温度与贪心解码
+
+贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机采样不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等人 2023，第 2.2 节，“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这就是论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）的原因。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
+"""),
     },
 }
 
 COMMENTS = {
     "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
     "Level 23: accept": "Level 23：接受",
+    "one call, printed twice: as the tensor and as the int": "只调用一次，打印两遍：一次是张量，一次是 int",
     "TODO: rejected at position i. Sample one correction token from row i's normalised":
         "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
     "residual max(0, p - q) with torch.multinomial, append it (as an int), and stop.":
@@ -402,6 +435,15 @@ HELPERS = {
                         "c = 0 时多起草几个不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
                     ],
                 },
+                "l24_some_k_helps": {
+                    "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机采样比普通解码更快？",
+                    "options": ["有：K 足够大就一定划算", "没有：α < c，这时任何 K 都超不过 1×", "有：K = 1，因为每一步至少输出一个 token"],
+                    "why": [
+                        "每多一个草稿要花 c = 0.3，平均却只多出 α^K 个 token，而且越来越少。这里 K 越大，加速比越低。",
+                        "Leviathan 等人（推论 3.9）证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
+                        "K = 1 时一步平均输出 1 + α = 1.25 个 token，但要花 1 + c = 1.3 次目标模型调用的时间：0.96×，比普通解码还慢。",
+                    ],
+                },
             },
             "table_head": ["token x", "p(x)", "q(x)", "接受：min(p, q)", "residual(x)", "P(拒绝) · residual(x)", "合计"],
             "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
@@ -413,17 +455,29 @@ HELPERS = {
             "exactness_title": "投机采样输出每个 token 的概率都是 p",
             "speculative": "投机采样",
             "accept_only": "只接受、拒绝即停",
-            "summary_line": "{name} 与 p 的总变差距离 = {tv}   卡方 = {stat}，p 值 = {p_value}",
+            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（差距这么大纯属运气的概率，不是目标概率 p）",
+            "best_k_label": "c = {c}",
+            "best_k_paper": "论文：α = {alpha}，γ = {k}",
+            "best_k_xlabel": "α（接受率）",
+            "best_k_ylabel": "最佳 K（1..{k_max}）",
+            "best_k_title": "最佳 K 随 α 的变化；每条曲线从 α > c 处开始",
+            "markov": {
+                "no_token": "{function} 没有返回任何 token：每一步至少要返回一个新 token",
+                "outside": "{function} 返回了 0..{last} 范围之外的 token_id：{seq}",
+                "skipped": "批改你的 notebook 时跳过（这个实验不计分）。",
+                "head": "{runs} 次运行的前 {length} 个 token（K = {k}），27 种序列与目标链对比：",
+                "gap": "差距最大的是 {seq}：它出现的比例是 {share}，目标链给它的概率是 {want}",
+            },
             "first_emitted": "输出的第一个 token",
             "share_of_runs": "占 {n} 次运行的比例",
             "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
             "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
-            "headline": ["T5-XXL 英德翻译，α = 0.75", "T5-XXL，α = 0.62"],
+            "headline": ["英译德，t = 0（贪心）：α = 0.75", "英译德，t = 1（采样）：α = 0.62"],
             "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
             "generation": [
-                "α（目标模型检查过的位置上 Σ min(p, q) 的平均值）= {alpha}；测得的接受率 = {acceptance}",
-                "每次目标模型调用得到的 token 数：测得 {measured}，公式 (1 - α^(K+1)) / (1 - α) = {formula}",
-                "c = {c} 时的加速比：测得 {measured}×，公式 {formula}×",
+                "α（目标模型检查过的位置上 β = Σ min(p, q) 的平均值）= {alpha}；计数得到的接受率 = {acceptance}",
+                "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
+                "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1",
             ],
             "say": {
                 "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
@@ -432,10 +486,9 @@ HELPERS = {
                 "all_zeros": "全为零",
                 "refused": "{name}：RuntimeError：{error}",
                 "emitted_shares": "输出 token 的比例：{shares}   期望：{want}",
-                "tv_chi_square": "总变差距离 = {tv:.4f}，卡方检验 p 值 = {p_value:.3f}",
                 "steps_in": "100,000 步用时 {seconds:.2f} 秒",
-                "first_token_shares": "你的第一个 token 的比例：{shares}   p：{p}",
-                "formula_and_simulation": "α = {alpha:.2f}，K = {k}：每次目标模型调用得到的 token 数，公式 {formula:.4f}，模拟 {simulation:.4f}",
+                "float32_rows": "q[1] = {q1}   p/q = {ratio}   残差 max(0, p - q) = {residual}",
+                "formula_and_simulation": "α = {alpha:.2f}，K = {k}：每次目标模型调用得到的 token 数，1 + α + ... + α^K = {term_by_term:.4f}，闭式公式 {formula:.4f}，模拟 {simulation:.4f}",
             },
     },
 }
