@@ -232,7 +232,8 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
-problem = spec_checks.visible_problem_m2(run)
+accepting = spec_checks.run_verify(verify_draft, spec_checks.accept_case(), draws=[0.5, 0.5, 0.5])
+problem = spec_checks.visible_problem_m2(run, accepting)
 assert problem is None, problem
 print(spec_checks.say("m2_passed"))
 

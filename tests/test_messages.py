@@ -35,7 +35,8 @@ def m1(name):
 
 def m2(name):
     fn = verify_draft_of("02_reject_and_break", name)
-    return spec_checks.visible_problem_m2(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[0.5, 0.9]))
+    return spec_checks.visible_problem_m2(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[0.5, 0.9]),
+                                          spec_checks.run_verify(fn, spec_checks.accept_case(), draws=[0.5] * 3))
 
 
 @pytest.mark.parametrize("name,key", [
@@ -51,8 +52,8 @@ def test_mission_1_message(name, key):
 
 @pytest.mark.parametrize("name,key", [
     ("q_over_p", "accepted_all"), ("no_coin", "accepted_all"), ("no_coin", "never_drew"),
-    ("continue_not_break", "continued"), ("draw_every_position", "position1_late_draw"),
-    ("greater_coin", "position1_rejected"), ("row_zero_only", "position1_rejected"), ("break_after_accept", "draws"),
+    ("continue_not_break", "continued"), ("draw_every_position", "coin_p_ge_q"),
+    ("greater_coin", "position1_rejected"), ("row_zero_only", "coin_p_ge_q"), ("break_after_accept", "draws"),
     ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("from_torch_import_rand", "no_torch_draws"),
     ("random_module", "no_torch_draws"), ("numpy_rand", "no_torch_draws"), ("appends_position", "not_token_ids"),
 ])

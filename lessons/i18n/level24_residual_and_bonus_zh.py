@@ -165,10 +165,10 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 
 还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外（bonus）token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
 """),
-        "experiment": ("34d98a76", """
+        "experiment": ("8a578cb6", """
 ## 100,000 步：第一个 token 服从目标模型吗？
 
-真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立，你的循环会做的每一次抽取这里都做了），共 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
+真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立）。它不遵守你的函数的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且在知道需要哪一行之前，就为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
 
 这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外（bonus）token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
 """),
@@ -237,6 +237,12 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 COMMENTS = {
     "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
     "Level 23: accept": "Level 23：接受",
+    "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
+        "抽取约定：保留给定的循环。测试把脚本化的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
+    "per p < q position, in position order (none where p >= q, none after the rejection), and":
+        "按位置顺序（p >= q 处不抽，拒绝之后也不抽），并记录每一次 torch.multinomial 调用；",
+    "record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).":
+        "和 torch 一样，它需要 num_samples：(weights, 1)。",
     "one call, printed twice: as the tensor and as the int": "只调用一次，打印两遍：一次是张量，一次是 int",
     "TODO: rejected at position i. Sample one correction token from row i's normalised":
         "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
@@ -308,7 +314,8 @@ HELPERS = {
             "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
             "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
             "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
-            "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+            "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
+        "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
             "raised": "{function} 抛出了 {error}",
             "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
             "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
@@ -317,6 +324,7 @@ HELPERS = {
             "prob_dist 必须是一维或二维张量",
             "概率张量中含有 inf、nan 或负数",
             "不是合法的多项分布（概率之和 <= 0）",
+            "multinomial() 缺少 1 个必需的位置参数：num_samples",
         ],
         "hidden": {
             "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
@@ -360,6 +368,11 @@ HELPERS = {
             "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token",
         },
         "check": {"problem_hint": "{problem}。{hint}", "problem": "{problem}。"},
+        "contract": {
+            "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+            "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
+            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。p >= q 的位置不掷硬币（保留给定的循环）",
+        },
         "visible": {
             "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
             "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",

@@ -175,6 +175,9 @@ def verify_and_correct(draft_probs, target_probs, draft_tokens):
 
     Returns the accepted prefix, plus one correction token after the first rejection.
     """
+    # The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)
+    # per p < q position, in position order (none where p >= q, none after the rejection), and
+    # record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
         token_id = int(token_id)

@@ -76,6 +76,9 @@ def speculative_step(draft_probs, target_probs, draft_tokens):
     draft_tokens: K token ids (a list or a torch.LongTensor)
     Returns the accepted prefix plus exactly one new token (a correction or the bonus), as a list of ints.
     """
+    # The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)
+    # per p < q position, in position order (none where p >= q, none after the rejection), and
+    # record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
         token_id = int(token_id)
@@ -118,10 +121,12 @@ print(spec_checks.say("n2_passed"))
 # ## 100,000 steps: does the first token follow the target?
 #
 # A real step samples the drafts from `q`. `simulate` runs 100,000 steps of the algorithm at once
-# (vectorised: each run's draws are independent, and every draw your loop would make is made),
-# with `K = 3` positions that all use the table's rows `p` and `q`. It also runs
-# **accept-only-then-stop**: Level 23's prefix without the correction, where a rejected first
-# draft emits nothing and the next step drafts again.
+# (vectorised: each run's draws are independent). It does not keep the draw contract of your
+# function: it flips a coin at every position, also where `p >= q` (such a coin always accepts),
+# and draws a correction for every row before it knows which one it needs. The emitted tokens
+# follow the same distribution either way. It uses `K = 3` positions that all use the table's rows
+# `p` and `q`. It also runs **accept-only-then-stop**: Level 23's prefix without the correction,
+# where a rejected first draft emits nothing and the next step drafts again.
 #
 # This experiment is blind to some mistakes: every position has the same rows and only the first
 # token is counted, so a bonus from row `K - 1`, or a correction from row 0, gives the same

@@ -77,15 +77,18 @@ TEXT = {
         "never_drew": " torch.rand was never called: draw r with torch.rand(1).item().",
         "continued": "Got {tokens}: token 40 came back after token 30 was rejected. You used continue after a rejection; "
                      "use break.",
-        "position1_late_draw": "Got {tokens}: position 1 was rejected. Position 0 (p >= q) used up the first draw, so "
-                               "position 1 got r = 0.9: draw only where p < q.",
+        "coin_p_ge_q": "torch.rand was called {calls} time(s) on a draft where every position has p >= q (tokens "
+                       "10, 20, 30). The test hands one scripted value to each torch.rand(1) call, one per p < q "
+                       "position, in position order: accept a p >= q position without a draw (with p and q read at "
+                       "[i, token_id]).",
         "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
                               "the comparison (accept when r < p / q) and that you read row i.",
         "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
         "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
                           "r = torch.rand(1).item() (not random, numpy, or a rand imported by name).",
-        "shapes": "Got [10, 20], but your draws asked torch.rand for the shapes {shapes}: draw one value at a time, "
-                  "torch.rand(1).",
+        "shapes": "Your draws asked torch.rand for the shapes {shapes}. The test hands one scripted value to each "
+                  "torch.rand(1) call, one per p < q position, in position order: draw one value at a time, "
+                  "r = torch.rand(1).item(), in the p < q branch.",
         "m2_other": "Expected exactly [10, 20], got {tokens}.",
     },
     "say": {
@@ -443,10 +446,26 @@ def visible_problem_m1(run, multi):
     return None
 
 
-def visible_problem_m2(run):
-    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9."""
-    if run.problem is not None:
-        return run.problem
+ACCEPT_POSITIONS = MULTI_ACCEPT_POSITIONS[:3]  # every position has p >= q: no draw at all
+
+
+def accept_case():
+    """Mission 2's second visible case: positions 0, 1 and 2, all with p >= q (so no draw)."""
+    return Case(ACCEPT_POSITIONS, vocab=41)
+
+
+def visible_problem_m2(run, accepting=None):
+    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9, and ``accepting`` (accept_case(),
+    where every position has p >= q). The draw contract comes first: one torch.rand(1) per p < q position."""
+    runs = (run,) if accepting is None else (run, accepting)
+    for r in runs:
+        if r.problem is not None:
+            return r.problem
+    shapes = [list(s) for r in runs for s in r.bad_shapes]
+    if shapes:
+        return VISIBLE_MESSAGES["shapes"].format(shapes=shapes)
+    if accepting is not None and accepting.calls:
+        return _say("coin_p_ge_q", accepting)
     if not set(run.tokens) <= {10, 20, 30, 40}:
         return _say("not_token_ids", run)
     if 30 in run.tokens:
@@ -454,13 +473,9 @@ def visible_problem_m2(run):
     if 40 in run.tokens:
         return _say("continued", run)
     if run.tokens[:2] != [10, 20]:
-        if run.tokens[:1] == [10] and run.calls >= 2:
-            return _say("position1_late_draw", run)
         if run.tokens[:1] == [10] and run.calls == 1:
             return _say("position1_rejected", run)
         return _say("m2_other", run)
-    if run.bad_shapes:
-        return _say("shapes", run)
     if run.calls == 0:
         return _say("no_torch_draws", run)
     if run.calls != 2:

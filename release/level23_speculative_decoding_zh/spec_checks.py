@@ -64,11 +64,11 @@ TEXT = {
         "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值（p / q，不是 q / p）和比较（只在 r < p / q 时接受）。",
         "never_drew": "torch.rand 一次也没有被调用：用 torch.rand(1).item() 抽取 r。",
         "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了。拒绝之后你用了 continue；应该用 break。",
-        "position1_late_draw": "得到 {tokens}：位置 1 被拒绝了。位置 0（p >= q）提前消耗了第一个随机数，所以位置 1 拿到的是 r = 0.9：只在 p < q 处抽随机数。",
+        "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
         "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较（r < p / q 时接受），以及是否读取了第 i 行。",
         "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
         "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或按名字导入的 rand）。",
-        "shapes": "得到 [10, 20]，但你向 torch.rand 要的形状是 {shapes}：每次只抽一个值，torch.rand(1)。",
+        "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
         "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
     },
     "say": {
@@ -417,10 +417,26 @@ def visible_problem_m1(run, multi):
     return None
 
 
-def visible_problem_m2(run):
-    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9."""
-    if run.problem is not None:
-        return run.problem
+ACCEPT_POSITIONS = MULTI_ACCEPT_POSITIONS[:3]  # every position has p >= q: no draw at all
+
+
+def accept_case():
+    """Mission 2's second visible case: positions 0, 1 and 2, all with p >= q (so no draw)."""
+    return Case(ACCEPT_POSITIONS, vocab=41)
+
+
+def visible_problem_m2(run, accepting=None):
+    """Mission 2's visible test: the visible case with the draws 0.5, then 0.9, and ``accepting`` (accept_case(),
+    where every position has p >= q). The draw contract comes first: one torch.rand(1) per p < q position."""
+    runs = (run,) if accepting is None else (run, accepting)
+    for r in runs:
+        if r.problem is not None:
+            return r.problem
+    shapes = [list(s) for r in runs for s in r.bad_shapes]
+    if shapes:
+        return VISIBLE_MESSAGES["shapes"].format(shapes=shapes)
+    if accepting is not None and accepting.calls:
+        return _say("coin_p_ge_q", accepting)
     if not set(run.tokens) <= {10, 20, 30, 40}:
         return _say("not_token_ids", run)
     if 30 in run.tokens:
@@ -428,13 +444,9 @@ def visible_problem_m2(run):
     if 40 in run.tokens:
         return _say("continued", run)
     if run.tokens[:2] != [10, 20]:
-        if run.tokens[:1] == [10] and run.calls >= 2:
-            return _say("position1_late_draw", run)
         if run.tokens[:1] == [10] and run.calls == 1:
             return _say("position1_rejected", run)
         return _say("m2_other", run)
-    if run.bad_shapes:
-        return _say("shapes", run)
     if run.calls == 0:
         return _say("no_torch_draws", run)
     if run.calls != 2:

@@ -39,6 +39,8 @@ TEXT = {
         "rebound": "your code replaced Python builtins ({names}): remove that",
         "replaced": "your code replaced torch.rand or torch.multinomial: call them, and leave them alone",
         "not_written": "NotImplementedError: {function} is not written yet; replace the raise line with your code",
+        "no_num_samples": "torch.multinomial was called without num_samples ({error}): torch has no default for it; "
+                          "draw one token with torch.multinomial(weights, 1)",
         "refused": "torch.multinomial refused what you gave it ({error}): pass the weights of one row, none negative "
                    "and not all zero",
         "raised": "{function} raised {error}",
@@ -51,6 +53,7 @@ TEXT = {
         "prob_dist must be 1 or 2 dim",
         "probability tensor contains either `inf`, `nan` or element < 0",
         "invalid multinomial distribution (sum of probabilities <= 0)",
+        'multinomial() missing 1 required positional arguments: "num_samples"',
     ],
     "hidden": {
         "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
@@ -108,6 +111,14 @@ TEXT = {
                  "token follows it",
     },
     "check": {"problem_hint": "{problem}. {hint}", "problem": "{problem}."},
+    "contract": {
+        "rule": "the tests hand one scripted value to each torch.rand(1) call, one per p < q position, in position "
+                "order, and record each torch.multinomial call",
+        "shapes": "torch.rand was asked for the shape(s) {shapes}: {rule}. Flip one coin at a time, torch.rand(1), "
+                  "inside the loop",
+        "too_many": "torch.rand was called {calls} times, but this case has {coins} p < q position(s) before the step "
+                    "ends: {rule}. Flip no coin where p >= q (keep the given loop)",
+    },
     "visible": {
         "n1_tokens": "position 0 is accepted (p >= q) and position 1 rejected, so the result is token 0, then the "
                      "correction token torch.multinomial gave (2)",
@@ -307,6 +318,9 @@ LESSON_Q = [0.2, 0.5, 0.1, 0.2]   # the draft's row q
 
 # ------------------------------------------------------------------ scripted randomness
 
+_MISSING = object()
+NO_NUM_SAMPLES = 'multinomial() missing 1 required positional arguments: "num_samples"'  # torch's own TypeError
+
 class Script:
     """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
 
@@ -329,7 +343,9 @@ class Script:
             return torch.tensor([value], dtype=torch.float64)
         return torch.full(shape, value, dtype=torch.float64)
 
-    def multinomial(self, input, num_samples=1, replacement=False, *, generator=None, out=None):
+    def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None):
+        if num_samples is _MISSING:  # as torch: num_samples has no default
+            raise TypeError(NO_NUM_SAMPLES)
         weights = input.detach().double()
         if weights.dim() not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -351,7 +367,7 @@ class Script:
     def method(self):
         script = self
 
-        def multinomial(tensor, num_samples=1, replacement=False, *, generator=None):
+        def multinomial(tensor, num_samples=_MISSING, replacement=False, *, generator=None):
             return script.multinomial(tensor, num_samples, replacement)
         return multinomial
 
@@ -454,7 +470,8 @@ def _name(function):
 
 _REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
              "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
-             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)")  # Script.multinomial's
+             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
+             "TypeError: " + NO_NUM_SAMPLES)  # Script.multinomial's
 
 
 def refusal(error):
@@ -473,6 +490,8 @@ def _first_problem(run, name, hidden=False):
         return TEXT["problem"]["replaced"]
     if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
         return TEXT["problem"]["not_written"].format(function=name)
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return TEXT["problem"]["no_num_samples"].format(error=refusal(run.error))
     refused = run.error in _REFUSALS if hidden else (
         run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error))
     if refused:
@@ -869,17 +888,34 @@ def one_new_token_problem(run, accepted):
     return None
 
 
+DRAW_CONTRACT = TEXT["contract"]["rule"]
+
+
+def contract_problem(run, coins):
+    """The draw contract, checked before anything else: one torch.rand(1) per p < q position (``coins`` of
+    them in this run), none where p >= q, and torch.multinomial called with num_samples, as torch needs."""
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return _first_problem(run, run.function)
+    shapes = [e[1] for e in run.events if e[0] == "rand" and e[1] != [1]]
+    if shapes:
+        return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
+    calls = sum(1 for e in run.events if e[0] == "rand")
+    if calls > coins:
+        return TEXT["contract"]["too_many"].format(calls=calls, coins=coins, rule=DRAW_CONTRACT)
+    return None
+
+
 def visible_problem_n1(run):
     """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
     case = visible_case()
-    return (correction_problem(run, case, 1, 1)
+    return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
             or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]))
 
 
 def visible_problem_n2(rejected, accepted):
     """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
     case = visible_case(bonus_row=True)
-    return (correction_problem(rejected, case, 1, 1)
+    return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
             or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
             or bonus_problem(accepted, case)
             or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"]))

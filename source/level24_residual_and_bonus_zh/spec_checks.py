@@ -37,6 +37,7 @@ TEXT = {
         "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
         "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
         "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
+        "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
         "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
         "raised": "{function} 抛出了 {error}",
         "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
@@ -45,7 +46,8 @@ TEXT = {
     "refusals": [
         "prob_dist 必须是一维或二维张量",
         "概率张量中含有 inf、nan 或负数",
-        "不是合法的多项分布（概率之和 <= 0）"
+        "不是合法的多项分布（概率之和 <= 0）",
+        "multinomial() 缺少 1 个必需的位置参数：num_samples"
     ],
     "hidden": {
         "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
@@ -96,6 +98,11 @@ TEXT = {
     "check": {
         "problem_hint": "{problem}。{hint}",
         "problem": "{problem}。"
+    },
+    "contract": {
+        "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+        "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
+        "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。p >= q 的位置不掷硬币（保留给定的循环）"
     },
     "visible": {
         "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
@@ -284,6 +291,9 @@ LESSON_Q = [0.2, 0.5, 0.1, 0.2]   # the draft's row q
 
 # ------------------------------------------------------------------ scripted randomness
 
+_MISSING = object()
+NO_NUM_SAMPLES = 'multinomial() missing 1 required positional arguments: "num_samples"'  # torch's own TypeError
+
 class Script:
     """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
 
@@ -306,7 +316,9 @@ class Script:
             return torch.tensor([value], dtype=torch.float64)
         return torch.full(shape, value, dtype=torch.float64)
 
-    def multinomial(self, input, num_samples=1, replacement=False, *, generator=None, out=None):
+    def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None):
+        if num_samples is _MISSING:  # as torch: num_samples has no default
+            raise TypeError(NO_NUM_SAMPLES)
         weights = input.detach().double()
         if weights.dim() not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -328,7 +340,7 @@ class Script:
     def method(self):
         script = self
 
-        def multinomial(tensor, num_samples=1, replacement=False, *, generator=None):
+        def multinomial(tensor, num_samples=_MISSING, replacement=False, *, generator=None):
             return script.multinomial(tensor, num_samples, replacement)
         return multinomial
 
@@ -431,7 +443,8 @@ def _name(function):
 
 _REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
              "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
-             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)")  # Script.multinomial's
+             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
+             "TypeError: " + NO_NUM_SAMPLES)  # Script.multinomial's
 
 
 def refusal(error):
@@ -450,6 +463,8 @@ def _first_problem(run, name, hidden=False):
         return TEXT["problem"]["replaced"]
     if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
         return TEXT["problem"]["not_written"].format(function=name)
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return TEXT["problem"]["no_num_samples"].format(error=refusal(run.error))
     refused = run.error in _REFUSALS if hidden else (
         run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error))
     if refused:
@@ -846,17 +861,34 @@ def one_new_token_problem(run, accepted):
     return None
 
 
+DRAW_CONTRACT = TEXT["contract"]["rule"]
+
+
+def contract_problem(run, coins):
+    """The draw contract, checked before anything else: one torch.rand(1) per p < q position (``coins`` of
+    them in this run), none where p >= q, and torch.multinomial called with num_samples, as torch needs."""
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return _first_problem(run, run.function)
+    shapes = [e[1] for e in run.events if e[0] == "rand" and e[1] != [1]]
+    if shapes:
+        return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
+    calls = sum(1 for e in run.events if e[0] == "rand")
+    if calls > coins:
+        return TEXT["contract"]["too_many"].format(calls=calls, coins=coins, rule=DRAW_CONTRACT)
+    return None
+
+
 def visible_problem_n1(run):
     """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
     case = visible_case()
-    return (correction_problem(run, case, 1, 1)
+    return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
             or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]))
 
 
 def visible_problem_n2(rejected, accepted):
     """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
     case = visible_case(bonus_row=True)
-    return (correction_problem(rejected, case, 1, 1)
+    return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
             or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
             or bonus_problem(accepted, case)
             or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"]))
