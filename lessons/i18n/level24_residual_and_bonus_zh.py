@@ -232,11 +232,82 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机采样不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等人 2023，第 2.2 节，“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这就是论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）的原因。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
 """),
     },
+    "03_real_pair": {
+        "title": ("9f1c9ad4", """
+# Level 24 · 投机采样 · Notebook 3：一对真实的模型，实际计时
+
+Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标模型是一个小的因果 **transformer**（3 层，644,000 个参数，带 KV 缓存），草稿模型是一张**二元（bigram）**表（只根据前一个字符预测下一个字符）。两者都以字符为单位读写，都从 Python 自己的标准库中学习（由 `tiny_lm.py` 训练；权重随课程一起提供，在 `tiny_lm.pt` 中）。
+
+你会看到为什么检查 `K` 个草稿只花大约一次目标模型调用，把一步投机采样接到真实的目标模型上，并在这台机器上与普通生成比较用时。
+
+**本 notebook 共 7 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 4 分。
+"""),
+        "checking-is-free": ("69a8c1dd", """
+## 为什么检查几乎不花代价
+
+生成一个 token 需要调用一次目标模型：它把每个权重读一遍，算出一行。在同一次调用里给它 `K + 1` 个位置，同样只把权重读一遍，却算出 `K + 1` 行。在论文所用的加速器上，只算一个 token 的调用受限于把权重从内存里搬出来，而不是算术，所以多出来的行几乎不花代价。在这台 CPU 上，对这么小的模型，一次调用的大部分时间是它自己的固定开销（Python 和 PyTorch 为每一层准备运算）；效果是一样的。计时看看：在已缓存 64 个位置之后，一个位置与五个位置的对比（各 60 次调用的中位数）。
+"""),
+        "the-price": ("52ff9039", """
+**代价。** 算术上没有免费的东西：每个草稿位置都要由目标模型计算，包括随后被拒绝、被丢掉的那些。Leviathan 等人 2023 算过这笔账（第 3.4 节，定理 3.11）：投机用更多的总计算量换来更少的串行调用。有 `K` 个草稿、每次调用得到 `E` 个 token 时，目标模型每输出一个 token 要计算 `(K + 1) / E` 个位置，而不是一个。
+
+**什么时候不划算。** 只有当一次调用受限于算术以外的东西时，才有空闲的时间可用。已经忙于计算的硬件（一大批请求一起处理，或者算术本身就是瓶颈的机器）要为每一行额外付出代价，被拒绝的位置就成了纯粹的浪费。
+"""),
+        "one-step": ("23555ff3", """
+## 在真实的目标模型上走一步
+
+目标模型维护一个 **KV 缓存**：它见过的每个位置的键和值，所以一次调用只计算新的位置。`cache.length` 是它保存的位置数；`cache.crop(n)` 只保留前 `n` 个。在一步中，缓存保存着 `last_token`（最新的 token，目标模型还没见过）之前的所有位置。
+
+对 `[last_token] + draft_tokens`（`K + 1` 个位置）调用一次，得到 `K + 1` 行 logits：第 `i` 行是目标模型在 `last_token` 和前 `i` 个草稿之后对下一个 token 的分布，所以第 `0..K-1` 行用来检查草稿，第 `K` 行是额外（bonus）token 的那一行。`rows(logits, temperature)` 把它们变成概率。
+
+这里的 `speculative_step` 是课程对 notebook 2 那个函数的参考实现（从 `spec_pair.py` 导入）：你自己的版本在 notebook 2 里，而每个 notebook 在各自的内核中运行。
+
+这一步之后，缓存多了 `K + 1` 个新位置，但只有 `last_token` 和被接受的草稿属于文本：被拒绝的草稿的键和值必须去掉，而这一步的新 token（修正 token 或额外（bonus）token）还不在缓存里。所以要保留 `start + len(tokens)` 个位置，其中 `start` 是调用之前的长度。
+"""),
+        "task": ("06926fec", """
+## 你的任务：`verify_drafts`
+
+**TODO**：调用**一次** `target.forward_cached([last_token] + draft_tokens, cache)`，按 `temperature` 把这些行变成概率，调用 `speculative_step`，把缓存回退到 `start + len(tokens)`，然后返回这些 token。
+
+如果测试报错：
+- 说到*目标模型调用*的次数：每一步调用一次，带上全部 `K + 1` 个位置（不是每个草稿调用一次）；
+- 说在某个 token 处*与普通贪心解码不同*：缓存没有回退（或多留、少留了一个位置），于是后面的行看到了被拒绝的草稿。
+"""),
+        "visible-test": ("37c13fe3", """
+## 可见测试
+
+贪心解码（温度 0：每一行都是在最可能的 token 上的独热分布），所以投机必须给出与目标模型单独生成完全相同的文本。在 `def __init__(self, ` 之后以 `K = 4` 生成 30 个 token：与普通贪心解码的 30 个 token 相同，并且每一步调用一次目标模型，带 5 个位置。
+"""),
+        "faster": ("1217df5f", """
+## 同样的文本，更快吗？
+
+先看贪心：普通生成（每个 token 调用一次）与你的版本（`K = 4`）各生成 120 个 token，用 `time.perf_counter` 计时。
+"""),
+        "sampling": ("7e291521", """
+接下来是采样（温度 1），与 notebook 2 的公式对比。`c` 是一个草稿 token 的用时与一次目标模型调用的用时之比；`α` 是在目标模型自己生成的文本上 `β = Σ min(p, q)` 的平均（Leviathan 等人 2023，定义 3.1 和推论 3.6：`β` 属于一个前缀，`α` 是它的期望）。测得的加速比就是这台机器给出的结果，原样打印。
+"""),
+        "temperature": ("abc42123", """
+## 温度
+
+两个模型在同样的温度下采样（*标准化采样*：两行都是 `softmax(logits / T)`）。`T` 降低时，两行都向各自最可能的 token 变尖锐，在两个模型对它看法一致的地方，`β` 升到 1；在 `T = 0` 时各行都是独热的，`β` 为 1 或 0。在这对模型上测得（每个温度取目标模型自己文本中的 200 个位置）：
+"""),
+        "hidden-checks": ("cd62b6d6", """
+## 隐藏检查
+
+首先是诊断。然后各检查一种行为（每项 1 分），都在这对真实模型上用贪心解码、换别的提示词：每一步调用一次目标模型，带 `K + 1` 个位置；每一步之后缓存恰好保存被保留的 token 的位置；文本与普通贪心解码逐个 token 相同；`K = 0`（没有草稿）时每一步就是一次普通的解码步骤。
+"""),
+    },
 }
 
 COMMENTS = {
     "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
     "Level 23: accept": "Level 23：接受",
+    "one call: K + 1 rows": "一次调用：K + 1 行",
+    "last_token and the accepted drafts stay; rejected ones go": "last_token 和被接受的草稿留下；被拒绝的去掉",
+    "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或“无”）。",
+    "Hidden check: one target call per step, on the cache, over K + 1 positions.": "隐藏检查：每一步在缓存上调用一次目标模型，带 K + 1 个位置。",
+    "Hidden check: after each step the cache grew by exactly the number of tokens the step returned.": "隐藏检查：每一步之后，缓存增加的位置数恰好等于这一步返回的 token 数。",
+    "Hidden check: greedy speculation gives plain greedy decoding's text, token for token.": "隐藏检查：贪心投机给出与普通贪心解码逐个 token 相同的文本。",
+    "Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.": "隐藏检查：K = 0 时每一步是一次只带一个位置的调用，文本仍与普通贪心解码相同。",
     "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
         "抽取约定：保留给定的循环。测试把脚本化的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
     "per p < q position, in position order (none where p >= q, none after the rejection), and":
@@ -368,6 +439,16 @@ HELPERS = {
             "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token",
         },
         "check": {"problem_hint": "{problem}。{hint}", "problem": "{problem}。"},
+        "pair": {
+            "empty": "verify_drafts 应当返回一个非空的 token_id 列表",
+            "not_written": "NotImplementedError：verify_drafts 还没有写；把 raise 那一行换成你的代码",
+            "raised": "verify_drafts 抛出了 {error}",
+            "no_cache": "verify_drafts 调用目标模型时没有用缓存（target(...)）：请用 target.forward_cached([last_token] + draft_tokens, cache)",
+            "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
+            "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
+            "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
+            "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+        },
         "contract": {
             "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
             "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
@@ -380,6 +461,7 @@ HELPERS = {
         },
         "say": {
             "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
+            "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
             "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
             "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
             "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
@@ -492,7 +574,21 @@ HELPERS = {
                 "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
                 "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1",
             ],
+            "pair_report": [
+                "测得 c = {c}（一个草稿 token / 一次目标模型调用），T = {temperature} 时 α = {alpha}，K = {k}",
+                "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}x",
+                "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通 {plain} 秒，投机 {fast} 秒：加速比 {speedup}x"
+            ],
             "say": {
+                "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} x {columns} 的二元（bigram）表",
+                "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
+                "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
+                "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
+                "not_timed_short": "批改时不计时。",
+                "same_tokens": "逐个 token 相同：{same}",
+                "plain_vs_fast": "普通：{plain:.3f} 秒，{plain_calls} 次调用；投机：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
+                "not_measured": "批改时不测量。",
+                "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
                 "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
                 "one_draw": "抽取一次：{tensor} -> {item}",
                 "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",

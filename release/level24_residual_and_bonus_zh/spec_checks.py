@@ -99,6 +99,16 @@ TEXT = {
         "problem_hint": "{problem}。{hint}",
         "problem": "{problem}。"
     },
+    "pair": {
+        "empty": "verify_drafts 应当返回一个非空的 token_id 列表",
+        "not_written": "NotImplementedError：verify_drafts 还没有写；把 raise 那一行换成你的代码",
+        "raised": "verify_drafts 抛出了 {error}",
+        "no_cache": "verify_drafts 调用目标模型时没有用缓存（target(...)）：请用 target.forward_cached([last_token] + draft_tokens, cache)",
+        "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
+        "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
+        "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
+        "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+    },
     "contract": {
         "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
         "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
@@ -111,6 +121,7 @@ TEXT = {
     },
     "say": {
         "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
+        "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
         "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
         "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
         "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
@@ -898,3 +909,182 @@ def _tokens_said(run, expected, why):
     if run.tokens != expected:
         return TEXT["tokens_why"].format(got=run.tokens, expected=expected, why=why)
     return None
+
+
+# ------------------------------------------------------------------ notebook 03: the real model pair
+# One block, so it merges apart from the rest: the student's verify_drafts is called in the kernel
+# on the real target (run_pair); the grader decodes greedily on its own copy of the model
+# (tiny_lm.py beside this file) and compares.
+
+STUDENT_FUNCTIONS = STUDENT_FUNCTIONS + ("verify_drafts",)
+REMOTE_HELPERS = REMOTE_HELPERS + ("run_pair",)
+PAIR_BUDGET_SECONDS = 8.0
+MAX_PAIR_STEPS = 200
+
+
+class PairCase:
+    """Greedy generation of ``steps`` tokens after ``prompt``, with ``k`` drafts per step."""
+
+    def __init__(self, prompt, steps, k):
+        self.prompt, self.steps, self.k = str(prompt), _int(steps), _int(k)
+        self.wire = {"pair": [self.prompt, self.steps, self.k]}
+
+
+class PairRun:
+    """What the student's verify_drafts did over one generation."""
+
+    tokens = error = ename = None
+    calls = ()     # positions of each target call, in order (-1: a call that ignores the cache)
+    steps = ()     # [cache length before, after, tokens returned] of each step
+    problem = None
+
+
+def _tiny_lm():
+    """The model module beside this file (the grader's own copy), loaded once."""
+    global _TINY_LM
+    if _TINY_LM is None:
+        import importlib.util
+        from pathlib import Path
+        spec = importlib.util.spec_from_file_location("_grader_tiny_lm", Path(__file__).with_name("tiny_lm.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _TINY_LM = (module, module.load_pair()[0])
+    return _TINY_LM
+
+
+_TINY_LM = None
+
+
+def run_pair(function, case):
+    """Generate greedily with ``function`` as the verification step (in the kernel); return a PairRun."""
+    import spec_pair
+    run = PairRun()
+    target, bigram = spec_pair.load_pair()
+    steps = []
+
+    def step(counted, cache, last, proposal, q, temperature):
+        before = cache.length
+        tokens = function(counted, cache, last, proposal, q, temperature)
+        listed = _as_tokens(tokens)
+        steps.append([before, cache.length, _count(listed) if listed is not None else -1])
+        if not listed:
+            raise TypeError(TEXT["pair"]["empty"])
+        return listed
+
+    try:
+        with time_budget(PAIR_BUDGET_SECONDS, "verify_drafts"):
+            generation = spec_pair.speculative_generate(target, bigram, case.prompt, case.steps, case.k, 0, step)
+        run.tokens, run.calls = generation.tokens, generation.calls
+    except BaseException as exc:  # the student's error is what we report
+        run.error, run.ename = f"{_type(exc).__name__}: {exc}", _type(exc).__name__
+    run.steps = steps[:MAX_PAIR_STEPS]
+    return run
+
+
+def _pair_from_wire(data, case):
+    if not (type(data) is dict and set(data) == {"tokens", "calls", "steps", "error"}):
+        raise ValueError("a malformed run_pair reply")
+    tokens, calls, steps, error = data["tokens"], data["calls"], data["steps"], data["error"]
+    if not (tokens is None or (type(tokens) is list and len(tokens) <= case.steps
+                               and all(type(t) is int and 0 <= t < 128 for t in tokens))):
+        raise ValueError("a malformed run_pair reply (tokens)")
+    if not (type(calls) is list and len(calls) <= MAX_PAIR_STEPS * 2 and all(type(n) is int and -1 <= n < 10_000
+                                                                            for n in calls)):
+        raise ValueError("a malformed run_pair reply (calls)")
+    if not (type(steps) is list and len(steps) <= MAX_PAIR_STEPS and all(
+            type(s) is list and len(s) == 3 and all(type(n) is int and -1 <= n < 10_000 for n in s) for s in steps)):
+        raise ValueError("a malformed run_pair reply (steps)")
+    if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                              and error[0].isidentifier() and len(error[0]) <= 60 and type(error[1]) is str)):
+        raise ValueError("a malformed run_pair reply (error)")
+    run = PairRun()
+    run.tokens, run.calls, run.steps = tokens, calls, steps
+    run.ename = error[0] if error else None
+    run.error = f"{error[0]}: {error[1][:500]}" if error else None
+    return run
+
+
+def plain_greedy(case):
+    """The target's own greedy continuation of the case's prompt (computed here, by the grader)."""
+    module, target = _tiny_lm()
+    return module.plain_generate(target, case.prompt, case.steps, 0).tokens
+
+
+def error_problem(run):
+    """The student's error, in words of the grader's only when it is a hidden check (hide() keeps the type)."""
+    if run.ename == "NotImplementedError":
+        return TEXT["pair"]["not_written"]
+    if run.error is not None:
+        return TEXT["pair"]["raised"].format(error=run.error)
+    return None
+
+
+def calls_problem(run, case):
+    """None when every step made one target call, on the cache, over K + 1 positions."""
+    if error_problem(run):
+        return error_problem(run)
+    if any(n == -1 for n in run.calls):
+        return TEXT["pair"]["no_cache"]
+    if _count(run.calls) != _count(run.steps):
+        return TEXT["pair"]["calls"].format(calls=_count(run.calls), steps=_count(run.steps))
+    wrong = [n for n in run.calls if n != case.k + 1]
+    if wrong:
+        return TEXT["pair"]["positions"].format(n=wrong[0], k=case.k, k1=case.k + 1)
+    return None
+
+
+def cache_problem(run):
+    """None when after every step the cache grew by exactly the number of tokens the step returned."""
+    if error_problem(run):
+        return error_problem(run)
+    for before, after, returned in run.steps:
+        if after != before + returned:
+            return TEXT["pair"]["cache"].format(returned=returned, new=after - before)
+    return None
+
+
+def greedy_problem(run, case):
+    """None when greedy speculation gave the target's own greedy text, token for token."""
+    if error_problem(run):
+        return error_problem(run)
+    want = plain_greedy(case)
+    if run.tokens != want:
+        got = run.tokens or []
+        at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(_count(got), _count(want)))
+        return TEXT["pair"]["greedy"].format(at=at, steps=case.steps)
+    return None
+
+
+def pair_problem(run, case):
+    """The first of calls_problem, cache_problem and greedy_problem, or None."""
+    return calls_problem(run, case) or cache_problem(run) or greedy_problem(run, case)
+
+
+_base_case_from_wire, _base_to_wire, _base_from_wire, _base_hide = case_from_wire, to_wire, from_wire, hide
+
+
+def case_from_wire(wire):  # noqa: F811 (extends the one above)
+    if _type(wire) is dict:
+        return PairCase(*wire["pair"])
+    return _base_case_from_wire(wire)
+
+
+def to_wire(helper, result):  # noqa: F811
+    if helper == "run_pair":
+        return {"tokens": result.tokens, "calls": [_int(n) for n in result.calls[:MAX_PAIR_STEPS * 2]],
+                "steps": [[_int(n) for n in s] for s in result.steps],
+                "error": [result.ename, str(result.error)[:500]] if result.error else None}
+    return _base_to_wire(helper, result)
+
+
+def from_wire(helper, data, case, args=(), kwargs=None, function=None):  # noqa: F811
+    if helper == "run_pair":
+        return _pair_from_wire(data, case)
+    return _base_from_wire(helper, data, case, args, kwargs, function)
+
+
+def hide(helper, result, case, shown, args=(), kwargs=None):  # noqa: F811
+    if helper == "run_pair":
+        result.error = result.ename
+        return result
+    return _base_hide(helper, result, case, shown, args, kwargs)

@@ -149,7 +149,21 @@ TEXT = {
         "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
         "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1"
     ],
+    "pair_report": [
+        "测得 c = {c}（一个草稿 token / 一次目标模型调用），T = {temperature} 时 α = {alpha}，K = {k}",
+        "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}x",
+        "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通 {plain} 秒，投机 {fast} 秒：加速比 {speedup}x"
+    ],
     "say": {
+        "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} x {columns} 的二元（bigram）表",
+        "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
+        "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
+        "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
+        "not_timed_short": "批改时不计时。",
+        "same_tokens": "逐个 token 相同：{same}",
+        "plain_vs_fast": "普通：{plain:.3f} 秒，{plain_calls} 次调用；投机：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
+        "not_measured": "批改时不测量。",
+        "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
         "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
         "one_draw": "抽取一次：{tensor} -> {item}",
         "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",

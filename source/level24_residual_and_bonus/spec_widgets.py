@@ -132,7 +132,23 @@ TEXT = {
         "tokens per target call: counted {counted} ± {error} (standard error, {steps} steps), formula (1 - α^(K+1)) / (1 - α) = {formula}",
         "not timed: with an assumed c = {c} these counts would give {counted}× (formula {formula}×); for these two table look-ups c is about 1",
     ],
+    "pair_report": [
+        "measured c = {c} (one draft token / one target call), alpha = {alpha} at T = {temperature}, K = {k}",
+        "formula:  {tokens} tokens per target call, speed-up {speedup}x",
+        "measured: {tokens} tokens per target call ({accepted} of {drafted} drafts accepted); plain {plain} s, "
+        "speculative {fast} s for {n} tokens: speed-up {speedup}x",
+    ],
     "say": {
+        "pair_sizes": "target: {parameters} parameters; draft: a {rows} x {columns} bigram table",
+        "not_timed": "Not timed while grading: timings depend on the machine, and nothing here is graded.",
+        "call_1": "one call, 1 position:  {ms:.2f} ms",
+        "call_5": "one call, 5 positions: {ms:.2f} ms  ({ratio:.2f} times as long, for 5 rows)",
+        "not_timed_short": "Not timed while grading.",
+        "same_tokens": "token for token the same: {same}",
+        "plain_vs_fast": "plain: {plain:.3f} s, {plain_calls} calls;  speculative: {fast:.3f} s, {fast_calls} calls "
+                         "({per_call:.2f} tokens per call)",
+        "not_measured": "Not measured while grading.",
+        "alpha_at": "T = {temperature:.1f}: alpha = {alpha:.3f}",
         "derivation": "min(p, q)      = {accept}   alpha = {alpha}\nP(reject)      = {reject} = sum of max(0, p - q) = {leftover}\nresidual       = {residual}\nmin + P(reject) * residual = {total}   p = {p}",
         "one_draw": "one draw: {tensor} -> {item}",
         "draw_shares": "shares of 10,000 draws: {shares}",

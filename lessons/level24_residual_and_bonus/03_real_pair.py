@@ -1,0 +1,221 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] l10n="title"
+# # Level 24 · Speculative sampling · Notebook 3: a real model pair, timed
+#
+# Notebooks 1 and 2 worked on probability tables. Here the rows come from real models: a small
+# causal **transformer** as the target (3 layers, 644,000 parameters, with a KV cache) and a
+# **bigram** table as the draft (the next character given only the previous one). Both read and
+# write characters, and both learned from Python's own standard library (`tiny_lm.py` trains
+# them; the weights ship with the course in `tiny_lm.pt`).
+#
+# You will see why checking `K` drafts costs about one call of the target, wire one speculative
+# step to the real target, and time it against plain generation on this machine.
+#
+# **This notebook is worth 7 points**: 3 for the visible test under your answer, and 4 for hidden
+# checks that run when your work is graded.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
+import time
+
+import torch
+
+import spec_checks
+import spec_pair
+from spec_pair import AUTOGRADING, decode, encode, load_pair, rows, speculative_step
+from spec_widgets import say
+
+target, draft_model = load_pair()
+print(say("pair_sizes", parameters=f"{sum(p.numel() for p in target.parameters()):,}",
+          rows=draft_model.log_probs.shape[0], columns=draft_model.log_probs.shape[1]))
+
+# %% [markdown] l10n="checking-is-free"
+# ## Why checking is nearly free
+#
+# Generating one token means one call of the target: it reads every weight once to compute one
+# row. Giving it `K + 1` positions in the same call reads the same weights once and computes
+# `K + 1` rows. On the accelerators of the papers, a call for one token is limited by moving the
+# weights from memory, not by arithmetic, so the extra rows cost little. On this CPU, with a
+# model this small, most of a call's time is a fixed cost of its own (Python and PyTorch setting
+# up each layer's operations); the effect is the same. Time it: one position against five, after
+# 64 cached ones (the median of 60 calls each).
+
+# %%
+if AUTOGRADING:
+    print(say("not_timed"))
+else:
+    times = spec_pair.forward_times(target, positions=(1, 5))
+    print(say("call_1", ms=times[1] * 1e3))
+    print(say("call_5", ms=times[5] * 1e3, ratio=times[5] / times[1]))
+
+# %% [markdown] l10n="the-price"
+# **The price.** Nothing is free in arithmetic: every drafted position is computed by the target,
+# also the ones that are then rejected and thrown away. Leviathan et al. 2023 count it (Section
+# 3.4, Theorem 3.11): speculation trades more total computation for fewer serial calls. With `K`
+# drafts and `E` tokens per call, the target computes `(K + 1) / E` positions for each token it
+# emits instead of one.
+#
+# **When it does not pay.** The spare time only exists while a call is limited by something
+# other than arithmetic. Hardware that is busy computing already (a big batch of requests served
+# together, or a machine whose arithmetic is the bottleneck) pays for every extra row, and the
+# rejected positions become pure waste.
+
+# %% [markdown] l10n="one-step"
+# ## One step on the real target
+#
+# The target keeps a **KV cache**: the keys and values of every position it has seen, so a call
+# computes only the new positions. `cache.length` is how many it holds; `cache.crop(n)` keeps the
+# first `n`. In a step, the cache holds everything before `last_token`, the newest token, which
+# the target has not seen yet.
+#
+# One call on `[last_token] + draft_tokens` (`K + 1` positions) gives `K + 1` rows of logits: row
+# `i` is the target's next-token distribution after `last_token` and the first `i` drafts, so
+# rows `0..K-1` check the drafts and row `K` is the bonus row. `rows(logits, temperature)` turns
+# them into probabilities.
+#
+# `speculative_step` here is the course's reference version of notebook 2's function (imported
+# from `spec_pair.py`): your own lives in notebook 2, and each notebook runs in its own kernel.
+#
+# After the step, the cache holds `K + 1` new positions, but only `last_token` and the accepted
+# drafts belong to the text: the rejected drafts' keys and values must go, and the step's new
+# token (the correction or the bonus) is not in it yet. So keep `start + len(tokens)` positions,
+# where `start` was the length before the call.
+
+# %% [markdown] l10n="task"
+# ## Your task: `verify_drafts`
+#
+# **TODO**: make **one** call `target.forward_cached([last_token] + draft_tokens, cache)`, turn
+# the rows into probabilities at `temperature`, call `speculative_step`, roll the cache back to
+# `start + len(tokens)`, and return the tokens.
+#
+# If the test complains:
+# - *calls*: one call per step, with all `K + 1` positions (not one call per draft);
+# - *differs from plain greedy* at some token: the cache was not rolled back (or kept one position
+#   too many or too few), so later rows saw rejected drafts.
+
+# %% nbgrader={"grade": false, "grade_id": "verify_drafts", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
+    """One speculative step with the real target.
+
+    cache:        the target's KV cache, holding every position before last_token
+    last_token:   the newest token of the text (not yet in the cache)
+    draft_tokens: the K tokens the draft proposed after it; draft_probs: their [K, V] rows
+    Returns the accepted drafts plus one new token, as speculative_step does; afterwards the
+    cache holds the positions of last_token and the accepted drafts, and no others.
+    """
+    start = cache.length
+    ### BEGIN SOLUTION
+    logits = target.forward_cached([last_token] + list(draft_tokens), cache)  # one call: K + 1 rows
+    tokens = speculative_step(draft_probs, rows(logits, temperature), draft_tokens)
+    cache.crop(start + len(tokens))  # last_token and the accepted drafts stay; rejected ones go
+    ### END SOLUTION
+    return tokens
+
+
+# %% [markdown] l10n="visible-test"
+# ## Visible test
+#
+# Greedy decoding (temperature 0: every row is one-hot at its most likely token), so speculation
+# must give exactly the text the target gives alone. 30 tokens after `def __init__(self, ` with
+# `K = 4`: the same 30 tokens as plain greedy decoding, and one target call of 5 positions per
+# step.
+
+# %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+case = spec_checks.PairCase("def __init__(self, ", steps=30, k=4)
+run = spec_checks.run_pair(verify_drafts, case)
+problem = spec_checks.pair_problem(run, case)
+assert problem is None, problem
+print(spec_checks.say("n3_passed", calls=len(run.calls)))
+
+# %% [markdown] l10n="faster"
+# ## The same text, faster?
+#
+# Greedy first: plain generation (one call per token) against yours (`K = 4`), 120 tokens each,
+# timed with `time.perf_counter`.
+
+# %%
+if AUTOGRADING:
+    print(say("not_timed_short"))
+else:
+    plain = spec_pair.plain_generate(target, spec_pair.PROMPT, 120, temperature=0)
+    fast = spec_pair.speculative_generate(target, draft_model, spec_pair.PROMPT, 120, 4, 0, verify_drafts)
+    print(repr(plain.text))
+    print(say("same_tokens", same=fast.tokens == plain.tokens))
+    print(say("plain_vs_fast", plain=plain.seconds, plain_calls=plain.target_calls, fast=fast.seconds,
+              fast_calls=fast.target_calls, per_call=fast.tokens_per_call))
+
+# %% [markdown] l10n="sampling"
+# Now sampling (temperature 1), measured against the formula of notebook 2. `c` is the time of
+# one draft token over the time of one target call; `α` is the mean over the target's own text
+# of `β = Σ min(p, q)` (Leviathan et al. 2023, Definition 3.1 and Corollary 3.6: `β` belongs to
+# one prefix, `α` is its expectation). The measured speed-up is whatever this machine gives,
+# printed as it is.
+
+# %%
+if AUTOGRADING:
+    print(say("not_measured"))
+else:
+    print("\n".join(spec_pair.report(target, draft_model, verify_drafts, k=4, n=200, temperature=1.0)))
+
+# %% [markdown] l10n="temperature"
+# ## Temperature
+#
+# Both models sample at the same temperature (*standardised sampling*: both rows are
+# `softmax(logits / T)`). As `T` falls, both rows sharpen towards their most likely token, and
+# where the two models agree on it, `β` rises to 1; at `T = 0` the rows are one-hot and `β` is 1
+# or 0. Measured on this pair (200 positions of the target's own text at each temperature):
+
+# %%
+if AUTOGRADING:
+    print(say("not_measured"))
+else:
+    for temperature in (1.5, 1.0, 0.7, 0.4, 0.0):
+        alpha = spec_pair.measure_alpha(target, draft_model, spec_pair.PROMPT, 200, temperature)
+        print(say("alpha_at", temperature=temperature, alpha=alpha))
+
+
+# %% [markdown] l10n="hidden-checks"
+# ## Hidden checks
+#
+# First, the diagnosis. Then one behaviour each (1 point each), all with greedy decoding on the
+# real pair, from other prompts: one target call of `K + 1` positions per step; after each step
+# the cache holds exactly the positions of the tokens kept; the text equals plain greedy decoding,
+# token for token; and with `K = 0` (no drafts) each step is one ordinary decoding step.
+
+# %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# When your notebook is graded, the grader writes here, in one line, which known mistake your
+# verify_drafts behaves like (or "none").
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_one_call_per_step", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: one target call per step, on the cache, over K + 1 positions.
+### BEGIN HIDDEN TESTS
+case = spec_checks.PairCase("import ", steps=24, k=3)
+spec_checks.check(spec_checks.calls_problem(spec_checks.run_pair(verify_drafts, case), case))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_cache_rolled_back", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: after each step the cache grew by exactly the number of tokens the step returned.
+### BEGIN HIDDEN TESTS
+case = spec_checks.PairCase("    return ", steps=40, k=5)
+spec_checks.check(spec_checks.cache_problem(spec_checks.run_pair(verify_drafts, case)))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_greedy_equal", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: greedy speculation gives plain greedy decoding's text, token for token.
+### BEGIN HIDDEN TESTS
+case = spec_checks.PairCase("    return ", steps=40, k=5)
+spec_checks.check(spec_checks.greedy_problem(spec_checks.run_pair(verify_drafts, case), case))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_no_drafts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.
+### BEGIN HIDDEN TESTS
+case = spec_checks.PairCase("class ", steps=12, k=0)
+spec_checks.check(spec_checks.pair_problem(spec_checks.run_pair(verify_drafts, case), case))
+### END HIDDEN TESTS
