@@ -274,21 +274,21 @@ def test_level24_notebook_02_in_jupyterlab(page):
     assert outputs.get_by_text("Visible test passed: [0, 2] after a rejection", exact=False).count() == 1
     expect(outputs.get_by_text("speculative sampling   TV distance", exact=False)).to_have_count(1)
     histograms = p.locator(".jp-OutputArea-output img")
-    assert histograms.count() == 1
+    assert histograms.count() == 2  # the histograms, then the best K against α
     shot(nb, histograms.first, "level24_histograms")
 
     widget = p.locator(".spec-speedup-widget")
     widget.scroll_into_view_if_needed()
     verdict = widget.locator("svg .verdict")
     expect(verdict).to_contain_text("K = 4:")
-    widget.get_by_role("button", name="T5-XXL EnDe, α = 0.75").click()
-    expect(verdict).to_contain_text("speed-up 3.20×; best K = 9")
+    widget.get_by_role("button", name="EnDe, t = 0 (greedy): α = 0.75").click()
+    expect(verdict).to_contain_text("K = 7: 3.60 tokens per target call, speed-up 3.16×; best K = 9")
     shot(nb, widget, "level24_speedup")
     handle = widget.locator(".widget-slider").nth(1).locator(".noUi-handle")  # K
     handle.focus()
     for _ in range(2):
         p.keyboard.press("ArrowLeft")
-    expect(verdict).to_contain_text("K = 7:")
+    expect(verdict).to_contain_text("K = 5:")
     quiz24(nb, words, "l24_speed_check", "(a) It grows without limit", "(b) It grows towards 1 / (1 - α) = 5",
            "stays below", "has a best K")
 

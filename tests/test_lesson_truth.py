@@ -44,3 +44,116 @@ def test_the_mean_accepted_length_is_taught_before_its_hidden_check():
 def test_the_guess_comes_before_the_idea_that_answers_it():
     for text, quiz in ((M1, 'quiz("m1_guess")'), (M2, 'quiz("m2_guess")')):
         assert text.index(quiz) < text.index("## Today's idea")
+
+
+# ------------------------------------------------------------------ Level 24 against the papers (issue 21)
+
+def level24(name):
+    return (ROOT / "lessons" / "level24_residual_and_bonus" / f"{name}.py").read_text()
+
+
+def helper24(name):
+    return (ROOT / "source" / "level24_residual_and_bonus" / f"{name}.py").read_text()
+
+
+N1, N2 = level24("01_correction_token"), level24("02_bonus_and_step")
+
+
+def flat(text):
+    """The lesson's prose on one line: comment marks and line breaks gone."""
+    return " ".join(line.lstrip("#").strip() for line in text.splitlines())
+
+
+def test_l24_kept_given_drafted_is_min_1_p_over_q_and_drafted_and_kept_is_min_p_q():
+    assert "survives with probability `min(p(x), q(x))`" not in N1
+    idea = flat(N1.split("## Today's idea", 1)[1].split("# %%", 1)[0])
+    assert "kept with probability `min(1, p(x)/q(x))`" in idea and "proposes `x` *and* it is kept" in idea
+    check = flat(N1.split("## Check it with the real randomness", 1)[1].split("# %%", 1)[0])
+    assert "`min(1, p/q) = 0.2/0.5 = 0.4`" in check and "It is not `min(p, q) = 0.2`" in check
+
+
+def test_l24_c_and_the_presets_are_the_papers_own_with_temperature_and_tables():
+    prose = flat(N2)
+    assert "this course's assumption" not in prose and "this course's assumption" not in helper24("spec_widgets")
+    for phrase in ("`α = 0.75` is greedy decoding (temperature 0), `α = 0.62` standard sampling (temperature 1) "
+                   "(Table 2)", "`c = 0.02` is the paper's estimate for T5-small, from profiler traces (Appendix A.3, "
+                   "Table 4)", "predicts 3.2× and 2.3×; the paper measured 3.4× and 2.6× (Table 2)",
+                   "ranges from 0.53 to 0.75 and its measured speed-ups from 2.3× to 3.4×", "`K = γ = 7`"):
+        assert phrase in prose, phrase
+
+
+def test_l24_beta_is_per_prefix_and_alpha_its_average():
+    prose = flat(N2)
+    assert "`α` changes from position to position" not in prose
+    assert "from position to position is `β = Σ min(p, q)` for that prefix (Definition 3.1)" in prose
+    assert "`α` is its average (Corollary 3.6)" in prose
+
+
+def test_l24_nothing_is_called_measured_that_is_not_timed():
+    assert "measured {gen.tokens_per_call / (gen.k * c + 1)" not in helper24("spec_widgets")
+    assert "not timed: with an assumed c =" in helper24("spec_widgets")
+    prose = flat(N2)
+    assert "Nothing here is timed." in prose and "`c` about 1" in prose and "standard error" in prose
+
+
+def test_l24_the_guard_holds_in_exact_arithmetic_only_and_the_strict_comparison_is_not_why():
+    prose = flat(N1)
+    assert "No guard is needed" not in prose and "with the strict `r < p/q`, `p >= q` never rejects" not in prose
+    assert "It is `r < 1` that makes `p >= q` safe, not the strict `<`" in prose
+    assert "`p = [0.5, 0.5]` and `q = [0.5, 0.50000006]`" in prose and "vLLM's rejection sampler" in prose
+    import torch
+    p, q = torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.50000006])
+    assert (p[1] / q[1]).item() < 1 and torch.clamp(p - q, min=0).sum().item() == 0  # what the prose says
+
+
+def test_l24_one_printed_draw_is_one_multinomial_call():
+    cell = N1.split('print("one draw:"', 1)[1].split("\n", 1)[0]
+    assert "multinomial" not in cell
+
+
+def test_l24_names_the_two_names_and_chens_letters():
+    prose = flat(N1)
+    assert "call the whole method *speculative decoding*" in prose and "Chen et al. also swap the letters" in prose
+    assert "`max_fn(q - p)`" in prose
+
+
+def test_l24_chi_square_p_value_is_explained_and_never_printed_as_if_it_were_p():
+    assert "The test's *p-value* is the chance" in flat(N1)
+    assert "not the target's p" in helper24("spec_widgets").split("def fit_line", 1)[1].split("def ", 1)[0]
+    printing = [line for text in (N1, N2) for line in text.splitlines() if "p-value" in line and "print" in line]
+    assert not printing, printing  # the notebooks print p-values only through fit_line
+
+
+def test_l24_each_guess_comes_before_the_paragraph_that_answers_it():
+    for text, quiz in ((N1, 'quiz("l24_guess")'), (N2, 'quiz("l24_bonus_guess")')):
+        assert text.index(quiz) < text.index("## Today's idea")
+    assert N1.index('quiz("l24_guess")') < N1.index("sample the correction from it")
+    assert N2.index('quiz("l24_bonus_guess")') < N2.index("| all `K` accepted | bonus | `target_probs[K]` |")
+
+
+def test_l24_notebook_2_says_why_return_just_above_the_todo():
+    cells = N2.split("# %%")
+    todo = next(i for i, c in enumerate(cells) if '"grade_id": "speculative_step"' in c)
+    above = flat(cells[todo - 1])
+    assert cells[todo - 1].startswith(" [markdown]") and "Why `return` here, when notebook 1 used `break`" in above
+    assert "a `break` would fall through to it" in above
+
+
+def test_l24_case_rows_and_the_view_are_explained():
+    prose = flat(N1)
+    assert "`spec_checks.Case(draft_rows, target_rows, tokens)` takes the draft's rows" in prose
+    assert "the target gets one row more, row `K`" in prose
+    assert "`target_probs[i]` is a *view*" in prose and "changes the caller's tensor" in prose
+
+
+def test_l24_the_formula_is_derived_from_level_23s_expected_accepted_count():
+    prose = flat(N2)
+    assert "`E[accepted] = Σ_i Π_{j≤i} min(1, p_j/q_j)`" in prose and "Definition 3.1" in prose
+    assert "`E[accepted] = α + α² + ... + α^K`" in prose and "term_by_term" in N2
+
+
+def test_l24_temperature_and_greedy_are_explained_and_corollary_3_9_is_a_quiz():
+    prose = flat(N2)
+    assert '"Standardized Sampling"' in prose and "**one-hot rows**" in prose and "same temperature" in prose
+    assert 'quiz("l24_some_k_helps")' in N2 and "show_best_k()" in N2
+    assert "Corollary 3.9" in helper24("spec_widgets")

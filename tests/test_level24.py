@@ -11,12 +11,13 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "source" / "level24_residual_and_bonus"))
-for name in ("spec_checks", "spec_widgets", "spec_quiz"):  # Level 23's modules of the same names may be loaded
+for name in ("spec_checks", "spec_widgets", "spec_quiz", "spec_markov"):  # Level 23's modules of the same names may be loaded
     sys.modules.pop(name, None)
 import spec_checks as sc  # noqa: E402
+import spec_markov as sm  # noqa: E402
 import spec_widgets as sw  # noqa: E402
 
-for name in ("spec_checks", "spec_widgets", "spec_quiz"):
+for name in ("spec_checks", "spec_widgets", "spec_quiz", "spec_markov"):
     sys.modules.pop(name, None)
 
 
@@ -161,10 +162,12 @@ def test_speedup_view_marks_the_best_k():
     assert sw.best_k(0.9, 0.0) == sw.K_MAX and sw.best_k(0.2, 0.5) == 1
 
 
-def test_headline_points_land_in_the_papers_range():
-    for _, alpha, c in sw.HEADLINE:
-        best = sw.speedup_view(alpha, sw.best_k(alpha, c), c)["speedup"]
-        assert 2.0 <= best <= 3.5
+def test_headline_points_are_the_papers_and_give_its_predictions():
+    # Leviathan et al. 2023: EnDe, T5-small draft, gamma = 7; alpha 0.75 at t = 0 and 0.62 at t = 1 (Table 2),
+    # c = 0.02 (Appendix A.3, Table 4), predicted 3.2x and 2.3x (Table 4).
+    assert [(a, c, k) for _, a, c, k in sw.HEADLINE] == [(0.75, 0.02, 7), (0.62, 0.02, 7)]
+    assert [round(sw.speedup_view(a, k, c)["speedup"], 1) for _, a, c, k in sw.HEADLINE] == [3.2, 2.3]
+    assert "t = 0" in sw.HEADLINE[0][0] and "t = 1" in sw.HEADLINE[1][0]
 
 
 def test_speedup_widget_redraws_from_its_sliders_and_presets():
@@ -173,10 +176,12 @@ def test_speedup_widget_redraws_from_its_sliders_and_presets():
     widget.alpha.value = 0.9
     assert widget.picture.value != before and "0.9" not in before
     assert "class='best'" in widget.picture.value and "class='current'" in widget.picture.value
-    name, alpha, c = sw.HEADLINE[0]
-    widget.preset(alpha, c)
-    assert widget.k.value == sw.best_k(alpha, c) and widget.alpha.value == alpha
-    assert f"best K = {widget.k.value}" in widget.picture.value
+    name, alpha, c, k = sw.HEADLINE[0]
+    widget.preset(alpha, c, k)
+    assert widget.k.value == k == 7 and widget.alpha.value == alpha
+    assert f"K = 7:" in widget.picture.value and f"best K = {sw.best_k(alpha, c)}" in widget.picture.value
+    widget.preset(0.5, 0.1)
+    assert widget.k.value == sw.best_k(0.5, 0.1)
 
 
 def test_quizzes_have_exactly_one_right_answer_and_a_reason_for_each_option():
@@ -294,3 +299,98 @@ def test_level24_feedback_names_the_mistake_and_shows_no_hidden_code(graded_cour
 def test_level24_feedback_shows_the_widgets_as_static_pictures(graded_course):
     text = feedback_text(graded_course, "demo-ada", "02_bonus_and_step")
     assert "Run this cell in JupyterLab to answer" in text and "Run this cell in JupyterLab to move the sliders" in text
+
+
+# ------------------------------------------------------------------ whole steps on two Markov chains (issue 21)
+
+def test_the_markov_target_joint_is_the_chains_probability_of_each_sequence():
+    joint = sm.target_joint()
+    assert len(joint) == 27 and math.isclose(sum(joint), 1.0)
+    assert math.isclose(joint[sm.sequences().index((1, 2, 0))], 0.65 * 0.65 * 0.65)
+    # the rows depend on the context: a mistake in which row is used cannot hide behind equal rows
+    assert len({tuple(row) for row in sm.MARKOV_P}) == 3 and len({tuple(row) for row in sm.MARKOV_Q}) == 3
+
+
+def _step_of(answer):
+    ns = {"torch": torch}
+    exec(answer.code, ns)
+    return ns["speculative_step"]
+
+
+def test_markov_experiment_shows_the_wrong_row_answers_a_clear_gap_and_the_right_ones_none():
+    answers = {name: a for (nb, name), a in level24_answers().items() if nb == "02"}
+    right = [name for name, a in answers.items() if a.full_marks]
+    assert len(right) >= 4
+    for name in right + ["bonus_row_k_minus_1", "correction_row_zero"]:
+        result = sm.markov_experiment(_step_of(answers[name]), runs=1_500, seed=0)
+        if name in right:
+            assert result.p_value > 0.05 and result.tv < 0.06, (name, result.lines())
+        else:
+            assert result.p_value < 1e-20 and result.tv > 0.15, (name, result.lines())
+
+
+def test_the_first_token_experiment_is_blind_to_the_wrong_rows_the_markov_one_is_not():
+    # what the notebook says: identical rows and the first token only cannot tell row K - 1 from row K
+    answers = {name: a for (nb, name), a in level24_answers().items() if nb == "02"}
+    step = _step_of(answers["bonus_row_k_minus_1"])
+    q_row, p_row = [0.1, 0.5, 0.2, 0.2], [0.4, 0.1, 0.3, 0.2]
+    counts = [0, 0, 0, 0]
+    for token in range(4):
+        case = sc.Case([q_row] * 2, [p_row] * 3, [token, token])
+        got, _ = sc.sample_steps(step, case, trials=int(2000 * q_row[token]), seed=token)
+        counts = [a + b for a, b in zip(counts, got)]
+    assert sc.tv_distance(counts, p_row) < 0.04
+
+
+def test_markov_experiment_is_skipped_while_grading_and_says_so(monkeypatch):
+    monkeypatch.setattr(sm, "AUTOGRADING", True)
+    result = sm.markov_experiment(reference)
+    assert result.skipped and "not graded" in result.lines()[0]
+
+
+def test_markov_experiment_refuses_a_step_that_returns_nothing_with_a_clear_error():
+    with pytest.raises(AssertionError, match="returned no token"):
+        sm.markov_counts(lambda d, t, x: [], runs=1)
+
+
+def test_fit_line_says_the_p_value_is_not_the_targets_p():
+    line = sw.fit_line([50, 50], [0.5, 0.5])
+    assert "p-value = 1" in line and "not the target's p" in line and "TV distance = 0.0000" in line
+
+
+# ------------------------------------------------------------------ the formula, K and c (issue 21)
+
+def test_averaging_level_23s_factor_over_the_drafts_gives_sum_min_and_the_sum_its_closed_form():
+    p, q = sc.LESSON_P, sc.LESSON_Q
+    assert math.isclose(sum(qx * min(1, px / qx) for px, qx in zip(p, q)), sum(map(min, p, q)))
+    for alpha in (0.1, 0.6, 0.75, 0.99):
+        for k in range(0, 9):
+            assert math.isclose(1 + sum(alpha ** (i + 1) for i in range(k)), sc.expected_tokens_per_call(alpha, k))
+
+
+def test_some_k_helps_exactly_when_alpha_exceeds_c():  # Corollary 3.9, and its converse (the quiz's answer)
+    grid = [round(0.05 * i, 2) for i in range(0, 20)]
+    for alpha in grid:
+        for c in grid:
+            helps = max(sc.expected_speedup(alpha, k, c) for k in range(1, 60)) > 1 + 1e-12
+            assert helps == (alpha > c), (alpha, c)
+    assert round(sc.expected_speedup(0.25, 1, 0.3), 2) == 0.96  # the quiz's K = 1 figure
+    assert sw.QUIZZES["l24_some_k_helps"]["answer"] == 1
+
+
+def test_best_k_curves_start_where_alpha_exceeds_c():
+    curves = sw.best_k_curves(costs=(0.02, 0.3))
+    for c, points in curves.items():
+        alphas = [a for a, _ in points]
+        assert alphas and min(alphas) > c and all(a in alphas for a in [round(0.02 * i, 2) for i in range(1, 50)]
+                                                   if a > c + 1e-9)
+        assert [k for _, k in points] == sorted(k for _, k in points), "a better draft never wants fewer drafts"
+    assert dict(curves[0.02])[0.74] <= 9 <= dict(curves[0.02])[0.76]
+
+
+def test_generation_summary_gives_the_standard_error_and_times_nothing():
+    gen = sw.generate(reference, sw.fit_char_models(), steps=200, k=4, seed=0)
+    lines = sw.generation_summary(gen)
+    assert sum(gen.per_step) == gen.tokens and len(gen.per_step) == gen.steps
+    assert 0.03 < gen.standard_error < 0.2
+    assert "measured" not in " ".join(lines) and "not timed" in lines[2] and "standard error" in lines[1]

@@ -215,7 +215,8 @@ print(say("formula_and_simulation", alpha=alpha, k=K, term_by_term=term_by_term,
 speedup_widget()
 
 # %% [markdown] l10n="best-k"
-# The best `K` against `α`, for a few draft costs `c` (no point where speculation cannot pay):
+# The best `K` against `α`, for a few draft costs `c`. Each curve starts where `α` passes `c`: below
+# that no `K` is faster than plain decoding (Corollary 3.9 and the quiz below).
 
 # %%
 show_best_k()
@@ -230,8 +231,8 @@ show_best_k()
 # probability 1 on its argmax. Then `Σ min(p, q)` is 1 when the two argmaxes agree and 0 when they
 # do not, so a drafted token is kept exactly when it is the target's argmax, and the correction
 # (the residual of a one-hot `p`) is the target's argmax: the output is plain greedy decoding's,
-# token for token. Sharper rows overlap more where the models agree, which is why the paper's `α`
-# is higher at temperature 0 (0.75) than at 1 (0.62). Notebook 03 measures `α` against the
+# token for token. Sharper rows overlap more where the models agree, which fits the paper's `α`
+# being higher at temperature 0 (0.75) than at 1 (0.62). Notebook 03 measures `α` against the
 # temperature on a real transformer pair.
 
 # %% [markdown] l10n="tiny-models"
