@@ -9,11 +9,13 @@ ASSIGNMENTS = {
     "level23_speculative_decoding": ("01_accept_branch", "02_reject_and_break"),
     "level23_speculative_decoding_zh": ("01_accept_branch", "02_reject_and_break"),
     "level24_residual_and_bonus": ("01_correction_token", "02_bonus_and_step", "03_real_pair"),
+    "level24_residual_and_bonus_zh": ("01_correction_token", "02_bonus_and_step", "03_real_pair"),
 }
 # A translated edition: (the assignment it is built from, its language). Its lesson text, messages
 # and code comments come from lessons/i18n/<template>.<language>.py; its code is the template's.
 EDITIONS = {
     "level23_speculative_decoding_zh": ("level23_speculative_decoding", "zh"),
+    "level24_residual_and_bonus_zh": ("level24_residual_and_bonus", "zh"),
 }
 ASSIGNMENT = "level23_speculative_decoding"  # kept for existing callers
 NOTEBOOKS = ASSIGNMENTS[ASSIGNMENT]

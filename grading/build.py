@@ -258,13 +258,16 @@ def helper(source, assignment, module):
 
 
 def helper_files(assignment):
-    """{target path: text} of the helper modules a translated edition gets from its template."""
+    """{target path: text} of the helper modules (and their data files) a translated edition gets from its template."""
     base = template(assignment)
     if base == assignment:
         return {}
     out = {}
     for path in sorted((ROOT / "source" / base).glob("*.py")):
         out[ROOT / "source" / assignment / path.name] = helper(path.read_text(), assignment, path.stem)
+    for path in sorted((ROOT / "source" / base).iterdir()):  # data the helpers read (tiny_corpus.txt, weights)
+        if path.is_file() and path.suffix not in (".py", ".ipynb"):
+            out[ROOT / "source" / assignment / path.name] = path.read_bytes()
     return out
 
 
@@ -289,12 +292,13 @@ def main(argv):
         print(f"cannot build: {exc}")
         return 1
     for target, text in files.items():
-        if target.exists() and target.read_text() == text:
+        binary = isinstance(text, bytes)  # a data file copied as it is
+        if target.exists() and (target.read_bytes() if binary else target.read_text()) == text:
             continue
         stale.append(target)
         if "--check" not in argv:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+            target.write_bytes(text) if binary else target.write_text(text)
     if stale and "--check" in argv:
         print("out of date (run `make notebooks`):", *stale, sep="\n  ")
         return 1

@@ -7,7 +7,8 @@ are left for you.
 
 The class is mixed: most Level 23 students do the English edition, two do the
 Chinese one (level23_speculative_decoding_zh) with the same mistakes as two
-English students, and get the same scores; two students have reached Level 24.
+English students, and get the same scores; four students have reached Level 24,
+two of them in its Chinese edition (level24_residual_and_bonus_zh).
 """
 
 import shutil
@@ -35,7 +36,13 @@ CLASS_LEVEL24 = {
     "ada": ("correct_clamp", "correct_for_enumerate"),
     "eve": ("residual_from_p", "no_bonus"),
 }
-CLASSES = {ASSIGNMENT: CLASS, "level23_speculative_decoding_zh": CLASS_ZH, "level24_residual_and_bonus": CLASS_LEVEL24}
+# The students of Level 24's Chinese edition: lan makes ada's choices, mei makes eve's mistakes.
+CLASS_LEVEL24_ZH = {
+    "lan": ("correct_clamp", "correct_for_enumerate"),
+    "mei": ("residual_from_p", "no_bonus"),
+}
+CLASSES = {ASSIGNMENT: CLASS, "level23_speculative_decoding_zh": CLASS_ZH, "level24_residual_and_bonus": CLASS_LEVEL24,
+           "level24_residual_and_bonus_zh": CLASS_LEVEL24_ZH}
 ROSTER = CLASSES  # every assignment and edition, with its students
 
 

@@ -3,9 +3,9 @@
 Every answer of the catalogue (answers/, every assignment's), every gaming and fault
 submission and every example student of `make demo` is submitted to a fresh course in a
 temporary folder and autograded there by the real nbgrader: each English assignment by one
-`nbgrader autograde` run, the Chinese edition of Level 23 (ZH: Level 23's answers, gaming and
-fault submissions under the same student ids) by `make grade`'s parallel workers, in the same
-course. Tests read its gradebook, its autograded notebooks and its feedback, for any assignment
+`nbgrader autograde` run, the Chinese editions (ZH: Level 23's answers, gaming and fault
+submissions under the same student ids; Level 24's: the demo's students) by `make grade`'s
+parallel workers, in the same course. Tests read its gradebook, its autograded notebooks and its feedback, for any assignment
 or edition.
 """
 
@@ -20,6 +20,10 @@ sys.path.insert(0, str(ROOT))
 from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, catalogue, demo, grade, pipeline, template  # noqa: E402
 
 ZH = "level23_speculative_decoding_zh"  # the Chinese edition, graded in the same course
+# The editions whose whole catalogue is graded by nbgrader here. Every other edition (Level 24's) gets the
+# demo's students only; its catalogue's scores are checked against the English grades in-process
+# (tests/test_editions.py), which costs seconds rather than minutes.
+CATALOGUE_EDITIONS = (ZH,)
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 
@@ -106,7 +110,7 @@ def graded_course(tmp_path_factory):
     logs["generate"], logs["generate_zh"] = logs[f"generate {ASSIGNMENT}"], logs[f"generate {ZH}"]
     answers = catalogue.load_all()
     for answer in answers:  # each answer to its assignment and to every edition of it
-        for assignment in [answer.assignment] + [e for e in EDITIONS if template(e) == answer.assignment]:
+        for assignment in [answer.assignment] + [e for e in CATALOGUE_EDITIONS if template(e) == answer.assignment]:
             catalogue.write_submission(root / "submitted", answer.student, answer.notebook, answer.code,
                                        root / "release" / assignment, assignment)
     for assignment in (ASSIGNMENT, ZH):
@@ -117,7 +121,7 @@ def graded_course(tmp_path_factory):
         logs[f"autograde {assignment}"] = pipeline.nbgrader(root, "autograde", assignment, "--force", check=False)
     # The Chinese edition goes through `make grade`'s parallel workers, with the mixed-class queue items
     # (grade.Submission): on 2 cores that takes about half as long as another plain run.
-    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.assignment == ZH], 2,
+    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.assignment in EDITIONS], 2,
                                              grade.default_db_url(root), echo=False, log=root / "grading_zh.log")
     for assignment in ASSIGNMENTS:
         logs[f"feedback {assignment}"] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")

@@ -2,7 +2,9 @@
 
 import csv
 
-from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, demo, pipeline
+import pytest
+
+from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, NOTEBOOKS, demo, pipeline, template
 
 # What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
 EXPECTED = {"ada": (15, 19), "ben": (15, 8), "cy": (9, 10), "dee": (4, 19)}
@@ -54,13 +56,16 @@ def test_score_table_prints_every_student():
     assert "ada" in table and "33 / 33" in table
 
 
-def test_the_chinese_students_of_the_demo_get_the_scores_of_their_english_twins(graded_course):
-    from conftest import ZH
-    zh = pipeline.totals(graded_course.tables[ZH])
-    en = pipeline.totals(graded_course.table)
-    for student, twin in (("lan", "ben"), ("mei", "cy")):
-        assert zh[f"demo-{student}"] == en[f"demo-{twin}"]
-    assert demo.ROSTER[ZH] and set(demo.ROSTER) == set(ASSIGNMENTS)
+@pytest.mark.parametrize("edition", list(EDITIONS))
+def test_the_chinese_students_of_the_demo_get_the_scores_of_their_english_twins(graded_course, edition):
+    base = template(edition)
+    twins = {student: next(t for t, theirs in demo.CLASSES[base].items() if theirs == picks)
+             for student, picks in demo.CLASSES[edition].items()}  # an English student with the same answers
+    assert len(twins) >= 2
+    zh, en = graded_course.tables[edition], graded_course.tables[base]
+    for student, twin in twins.items():
+        assert zh[f"demo-{student}"] == en[f"demo-{twin}"], (student, twin)
+    assert set(demo.ROSTER) == set(ASSIGNMENTS)
 
 
 def test_score_table_names_each_students_edition():

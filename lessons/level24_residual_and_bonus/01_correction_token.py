@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 24 · Speculative sampling · Notebook 1: why it is exact, and the correction token
 #
 # Level 23 ended with the accepted prefix: `p >= q` accepts, `r < p/q` accepts, the first
@@ -28,15 +28,15 @@
 import torch
 
 import spec_checks
-from spec_widgets import LESSON_P, LESSON_Q, fit_line, quiz, show_exactness
+from spec_widgets import LESSON_P, LESSON_Q, fit_line, quiz, say, show_exactness
 
-# %% [markdown]
+# %% [markdown] l10n="guess-first"
 # ## 🎯 Guess first
 
 # %%
 quiz("l24_guess")
 
-# %% [markdown]
+# %% [markdown] l10n="idea"
 # ## Today's idea
 #
 # **Once drafted, a token `x` is kept with probability `min(1, p(x)/q(x))`, so the chance that
@@ -44,7 +44,7 @@ quiz("l24_guess")
 # rejection fills in exactly what is missing, `max(0, p - q)`, so every token ends up with
 # probability `p(x)`.**
 
-# %% [markdown]
+# %% [markdown] l10n="why-exact"
 # ## Why it is exact, with numbers
 #
 # Take one drafted position over a vocabulary of 4 tokens. The target's row is `p`, the draft's
@@ -76,19 +76,18 @@ alpha = accept.sum().item()
 leftover = torch.clamp(p - q, min=0)
 residual = leftover / leftover.sum()
 rounded = lambda t: [round(x, 3) for x in t.tolist()]  # noqa: E731 (float32 prints 0.2 as 0.20000000298)
-print("min(p, q)      =", rounded(accept), "  alpha =", round(alpha, 3))
-print("P(reject)      =", round(1 - alpha, 3), "= sum of max(0, p - q) =", round(leftover.sum().item(), 3))
-print("residual       =", rounded(residual))
-print("min + P(reject) * residual =", rounded(accept + (1 - alpha) * residual), " p =", rounded(p))
+print(say("derivation", accept=rounded(accept), alpha=round(alpha, 3), reject=round(1 - alpha, 3),
+          leftover=round(leftover.sum().item(), 3), residual=rounded(residual),
+          total=rounded(accept + (1 - alpha) * residual), p=rounded(p)))
 
-# %% [markdown]
+# %% [markdown] l10n="bars"
 # Each token, as two bars: on the left what accepting gives (green) with the correction's share
 # stacked on top (orange), on the right the target `p` (blue). They are equally tall.
 
 # %%
 show_exactness()
 
-# %% [markdown]
+# %% [markdown] l10n="multinomial"
 # ## Sampling one token with `torch.multinomial`
 #
 # `torch.multinomial(weights, 1)` draws one index with probability proportional to `weights` and
@@ -100,10 +99,10 @@ show_exactness()
 torch.manual_seed(0)
 draws = torch.multinomial(residual, 10_000, replacement=True)
 one = torch.multinomial(residual, 1)  # one call, printed twice: as the tensor and as the int
-print("one draw:", one, "->", one.item())
-print("shares of 10,000 draws:", rounded(torch.bincount(draws, minlength=4) / 10_000))
+print(say("one_draw", tensor=one, item=one.item()))
+print(say("draw_shares", shares=rounded(torch.bincount(draws, minlength=4) / 10_000)))
 
-# %% [markdown]
+# %% [markdown] l10n="zero-residual"
 # ## When the residual is all zeros
 #
 # If `p == q` for every token, `max(0, p - q)` is all zeros, and normalising it divides 0 by 0.
@@ -111,13 +110,13 @@ print("shares of 10,000 draws:", rounded(torch.bincount(draws, minlength=4) / 10
 
 # %%
 zeros = torch.clamp(p - p, min=0)
-for name, weights in (("all zeros", zeros), ("0 / 0", zeros / zeros.sum())):
+for name, weights in ((say("all_zeros"), zeros), ("0 / 0", zeros / zeros.sum())):
     try:
         torch.multinomial(weights, 1)
     except RuntimeError as error:
-        print(f"{name:>9}: RuntimeError: {error}")
+        print(say("refused", name=name, error=spec_checks.refusal(str(error))))
 
-# %% [markdown]
+# %% [markdown] l10n="never-zero"
 # In exact arithmetic your code never gets there. `torch.rand` returns `r < 1`, and where `p >= q`
 # the ratio `p/q` is at least 1, so the coin accepts (Level 23 skips it there anyway). It is
 # `r < 1` that makes `p >= q` safe, not the strict `<` in `r < p/q`: with `<=` it would be just as
@@ -135,16 +134,16 @@ for name, weights in (("all zeros", zeros), ("0 / 0", zeros / zeros.sum())):
 
 # %%
 p32, q32 = torch.tensor([0.5, 0.5]), torch.tensor([0.5, 0.50000006])
-print("q[1] =", q32[1].item(), "  p/q =", (p32[1] / q32[1]).item(),
-      "  residual max(0, p - q) =", torch.clamp(p32 - q32, min=0).tolist())
+print(say("float32_rows", q1=q32[1].item(), ratio=(p32[1] / q32[1]).item(),
+          residual=torch.clamp(p32 - q32, min=0).tolist()))
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
 quiz("l24_check")
 
-# %% [markdown]
+# %% [markdown] l10n="problem"
 # ## The problem: `verify_and_correct`
 #
 # The loop is your Level 23 `verify_draft`, written compactly: `p >= q` accepts without a draw,
@@ -198,7 +197,7 @@ def verify_and_correct(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # The case: vocabulary of 4, two drafted tokens. Position 0 drafts token 0 with `p = 0.4 >= q = 0.3`
@@ -211,9 +210,9 @@ def verify_and_correct(draft_probs, target_probs, draft_tokens):
 run = spec_checks.run_step(verify_and_correct, spec_checks.visible_case(), draws=[0.7], picks=[2])
 problem = spec_checks.visible_problem_n1(run)
 assert problem is None, problem
-print("Visible test passed: [0, 2], one multinomial call on the residual [0.75, 0, 0.25, 0], after the coin.")
+print(spec_checks.say("n1_passed"))
 
-# %% [markdown]
+# %% [markdown] l10n="real-randomness"
 # ## Check it with the real randomness
 #
 # Run your function 5,000 times on the one-position case of the table, with the drafted token
@@ -237,15 +236,15 @@ counts, _ = spec_checks.sample_steps(verify_and_correct, case, trials=5_000, see
 ratio = LESSON_P[1] / LESSON_Q[1]
 want = [(1 - ratio) * x for x in residual.tolist()]
 want[1] += ratio
-print("emitted-token shares:", [round(c / sum(counts), 3) for c in counts], "  want:", [round(w, 3) for w in want])
+print(say("emitted_shares", shares=[round(c / sum(counts), 3) for c in counts], want=[round(w, 3) for w in want]))
 print(fit_line(counts, want))
 
-# %% [markdown]
+# %% [markdown] l10n="not-p"
 # This is not `p` itself, because here the drafted token is *given*. In a real step the draft
 # samples it from `q`, and then the emitted token follows `p` exactly: notebook 2 runs that
 # experiment 100,000 times.
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis: one line that names the mistake your function makes, if it is one we
@@ -286,7 +285,7 @@ case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
                         [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3]], [1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[4])
 multis = run.multinomials
-spec_checks.check(run.problem or (None if multis else "torch.multinomial was never called after the rejection")
+spec_checks.check(run.problem or (None if multis else spec_checks.say("never_called_after_reject"))
                   or spec_checks.distribution_problem(multis[-1][1], case, 1))
 ### END HIDDEN TESTS
 
@@ -304,7 +303,7 @@ spec_checks.check(spec_checks.correction_problem(run, case, 0, 1) or spec_checks
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.3, 0.3, 0.4]], [1, 2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[0])
 spec_checks.check(spec_checks.tokens_problem(run, [1, 0]),
-                  hint="Append the id torch.multinomial returned (int(...) or .item()), not the position or a probability")
+                  hint="correction_appended")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_after_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -314,7 +313,7 @@ case = spec_checks.Case([[0.6, 0.2, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]],
                         [[0.2, 0.4, 0.4], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], [0, 1, 2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.9, 0.0], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [2]),
-                  hint="After the correction token the step is over: break (or return) right after appending it")
+                  hint="stop_after_correction")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -323,8 +322,8 @@ spec_checks.check(spec_checks.tokens_problem(run, [2]),
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3]], [0, 1])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.0], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1]) or (
-    f"torch.multinomial was called {len(run.multinomials)} time(s) although nothing was rejected"
-    if run.multinomials else None), hint="Draw a correction only after a rejection")
+    spec_checks.say("called_without_reject", count=len(run.multinomials))
+    if run.multinomials else None), hint="correction_only_after_reject")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_coin_when_p_ge_q", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -334,8 +333,8 @@ case = spec_checks.Case([[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.2, 0.3]],
                         [[0.4, 0.3, 0.3], [0.3, 0.3, 0.4], [0.2, 0.3, 0.5]], [0, 1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.9], picks=[2])
 spec_checks.check(run.problem or (None if run.rand_calls == 1 else
-                                  f"torch.rand was called {run.rand_calls} times; only position 2 has p < q"),
-                  hint="Keep Level 23's loop: no coin where p >= q")
+                                  spec_checks.say("coins_where_p_below_q", count=run.rand_calls)),
+                  hint="no_coin_where_p_ge_q")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -344,7 +343,7 @@ spec_checks.check(run.problem or (None if run.rand_calls == 1 else
 case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET, [0, 1], tokens_as="tensor")
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.7], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 2]),
-                  hint="draft_tokens can be a torch.LongTensor: the result is still a list of ints")
+                  hint="n1_long_tensor")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -352,8 +351,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [0, 2]),
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2]], [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4]], [1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3])
-assert not run.inputs_changed, ("verify_and_correct changed draft_probs, target_probs or draft_tokens: compute the "
-                                "residual in a new tensor (no in-place -=, /= or clamp_ on a row of the inputs).")
+assert not run.inputs_changed, spec_checks.say("n1_inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_emitted_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -363,6 +361,5 @@ case = spec_checks.Case([[0.1, 0.5, 0.2, 0.2]], [[0.4, 0.1, 0.3, 0.2]], [1])
 counts, _ = spec_checks.sample_steps(verify_and_correct, case, trials=4000, seed=2401)
 want = [0.6, 0.2, 0.2, 0.0]  # token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]
 tv = spec_checks.tv_distance(counts, want)
-assert tv < 0.04, (f"The emitted token's distribution is {tv:.2f} (total variation) away from the right one: "
-                   "after a rejection, sample from the normalised residual max(0, p - q) of the rejected row.")
+assert tv < 0.04, spec_checks.say("n1_distribution", tv=tv)
 ### END HIDDEN TESTS

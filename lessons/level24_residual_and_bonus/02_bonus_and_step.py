@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 24 · Speculative sampling · Notebook 2: the bonus token, the whole step, and what it buys
 #
 # One call of the target model scores all `K` drafted positions **and one more**: `target_probs`
@@ -27,15 +27,15 @@ import torch
 import spec_checks
 from spec_markov import markov_experiment
 from spec_widgets import (LESSON_P, LESSON_Q, experiment_summary, fit_char_models, generate, generation_summary,
-                          quiz, show_best_k, show_histograms, simulate, speedup_widget)
+                          quiz, say, show_best_k, show_histograms, simulate, speedup_widget)
 
-# %% [markdown]
+# %% [markdown] l10n="guess-first"
 # ## 🎯 Guess first
 
 # %%
 quiz("l24_bonus_guess")
 
-# %% [markdown]
+# %% [markdown] l10n="idea"
 # ## Today's idea
 #
 # **A step always ends with one token from the target: a correction after a rejection, or the
@@ -46,7 +46,7 @@ quiz("l24_bonus_guess")
 # | rejected at position `i` | correction | `max(0, target_probs[i] - draft_probs[i])`, normalised |
 # | all `K` accepted | bonus | `target_probs[K]` |
 
-# %% [markdown]
+# %% [markdown] l10n="whole-step"
 # ## The whole step: `speculative_step`
 #
 # The loop is your Level 23 `verify_draft` again. Write both TODOs:
@@ -61,7 +61,7 @@ quiz("l24_bonus_guess")
 # - *called 2 times* after a rejection: no bonus after a correction (return right after it);
 # - *never called* with all accepted: the bonus is missing.
 
-# %% [markdown]
+# %% [markdown] l10n="why-return"
 # Why `return` here, when notebook 1 used `break`: in notebook 1 nothing came after the loop, so
 # `break` and `return` ended the function the same way. Here the bonus (TODO 2) comes after the
 # loop: a `break` would fall through to it and add a bonus after the correction, two new tokens.
@@ -102,7 +102,7 @@ def speculative_step(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # Notebook 1's case, with row `K = 2` of the target added: `[0.1, 0.2, 0.3, 0.4]`. Two runs:
@@ -115,9 +115,9 @@ rejected = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus
 accepted = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.1], picks=[3])
 problem = spec_checks.visible_problem_n2(rejected, accepted)
 assert problem is None, problem
-print("Visible test passed: [0, 2] after a rejection, [0, 1, 3] with the bonus from target_probs[2].")
+print(spec_checks.say("n2_passed"))
 
-# %% [markdown]
+# %% [markdown] l10n="experiment"
 # ## 100,000 steps: does the first token follow the target?
 #
 # A real step samples the drafts from `q`. `simulate` runs 100,000 steps of the algorithm at once
@@ -138,20 +138,20 @@ draft_probs = torch.tensor([LESSON_Q] * K)
 target_probs = torch.tensor([LESSON_P] * (K + 1))
 started = time.perf_counter()
 sim = simulate(draft_probs, target_probs, n=100_000, seed=0)
-print(f"100,000 steps in {time.perf_counter() - started:.2f} s")
+print(say("steps_in", seconds=time.perf_counter() - started))
 print("\n".join(experiment_summary(sim)))
 
 # %%
 show_histograms(sim)
 
-# %% [markdown]
+# %% [markdown] l10n="experiment-reading"
 # Speculative sampling matches `p` (a TV distance of a few thousandths is sampling noise at
 # 100,000 runs, and the chi-square p-value is unremarkable). Accept-only-then-stop emits token `x`
 # with probability proportional to `min(p(x), q(x))`: it over-weights tokens the draft likes
 # (token 1, token 3) and is far from `p` (p-value 0). The p-value, as in notebook 1, is the chance
 # of counts this far from `p` if the method were right; it is not a probability of the target.
 
-# %% [markdown]
+# %% [markdown] l10n="markov"
 # ## Whole steps with context: the first three tokens
 #
 # Now your own `speculative_step`, with rows that depend on the context. Target and draft are two
@@ -169,7 +169,7 @@ show_histograms(sim)
 markov = markov_experiment(speculative_step, runs=3_000, seed=0)
 print("\n".join(markov.lines()))
 
-# %% [markdown]
+# %% [markdown] l10n="what-it-buys"
 # ## What it buys
 #
 # Level 23 found, for drafts that are given, the expected number of accepted tokens
@@ -193,10 +193,10 @@ print("\n".join(markov.lines()))
 # %%
 alpha = sim.alpha
 term_by_term = 1 + sum(alpha ** (i + 1) for i in range(K))
-print(f"alpha = {alpha:.2f}, K = {K}: 1 + α + ... + α^K = {term_by_term:.4f}, closed form "
-      f"{spec_checks.expected_tokens_per_call(alpha, K):.4f}, simulation {sim.tokens_per_call:.4f} tokens per target call")
+print(say("formula_and_simulation", alpha=alpha, k=K, term_by_term=term_by_term,
+          formula=spec_checks.expected_tokens_per_call(alpha, K), simulation=sim.tokens_per_call))
 
-# %% [markdown]
+# %% [markdown] l10n="draft-cost"
 # Drafting is not free. If one draft call costs `c` target calls, a step costs `K·c + 1`, so
 #
 # $$\text{speed-up} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
@@ -214,14 +214,14 @@ print(f"alpha = {alpha:.2f}, K = {K}: 1 + α + ... + α^K = {term_by_term:.4f}, 
 # %%
 speedup_widget()
 
-# %% [markdown]
+# %% [markdown] l10n="best-k"
 # The best `K` against `α`, for a few draft costs `c`. Each curve starts where `α` passes `c`: below
 # that no `K` is faster than plain decoding (Corollary 3.9 and the quiz below).
 
 # %%
 show_best_k()
 
-# %% [markdown]
+# %% [markdown] l10n="temperature"
 # ## Temperature and greedy decoding
 #
 # Greedy decoding, top-k, nucleus sampling and a temperature all sample from an *adjusted*
@@ -235,7 +235,7 @@ show_best_k()
 # being higher at temperature 0 (0.75) than at 1 (0.62). Notebook 03 measures `α` against the
 # temperature on a real transformer pair.
 
-# %% [markdown]
+# %% [markdown] l10n="tiny-models"
 # ## Two tiny language models
 #
 # The formula assumes every position is accepted with the same `α`, independently. Real models
@@ -251,7 +251,7 @@ generation = generate(speculative_step, models, prompt="the ", steps=200, k=4, s
 print(repr(generation.text[:240]))
 print("\n".join(generation_summary(generation, c=0.05)))
 
-# %% [markdown]
+# %% [markdown] l10n="tiny-models-reading"
 # The text is a trigram model's, so it only half makes sense. The measured tokens per call and the
 # formula's differ by far less than the count's noise: the standard error printed after `±` is how
 # much 200 steps' average wobbles from one seed to another. And the formula's assumption does not hold here: what changes
@@ -264,7 +264,7 @@ print("\n".join(generation_summary(generation, c=0.05)))
 # these two table look-ups the draft costs about as much as the target (`c` about 1), so this pair
 # would buy no speed at all. Notebook 03 times a real pair.
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
@@ -273,7 +273,7 @@ quiz("l24_speed_check")
 # %%
 quiz("l24_some_k_helps")
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis. Then, one behaviour each (1 point each): a bonus token when every draft
@@ -293,7 +293,7 @@ quiz("l24_some_k_helps")
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], [0, 1])
 run = spec_checks.run_step(speculative_step, case, draws=[0.0], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 2]),
-                  hint="Every draft was accepted: append one bonus token sampled with torch.multinomial")
+                  hint="bonus_when_all_accepted")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_bonus_row_k", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -311,7 +311,7 @@ spec_checks.check(spec_checks.bonus_problem(run, case))
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[1, 2])
 spec_checks.check(spec_checks.tokens_problem(run, [1, 1]) or spec_checks.one_new_token_problem(run, 1),
-                  hint="After the correction token, return: the bonus belongs only to a step where every draft was accepted")
+                  hint="no_bonus_after_reject")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -321,7 +321,7 @@ case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
                         [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[4])
 multis = run.multinomials
-spec_checks.check(run.problem or (None if multis else "torch.multinomial was never called after the rejection")
+spec_checks.check(run.problem or (None if multis else spec_checks.say("never_called_after_reject"))
                   or spec_checks.distribution_problem(multis[0][1], case, 1))
 ### END HIDDEN TESTS
 
@@ -349,7 +349,7 @@ for draws, accepted in (([0.9], 0), ([0.1, 0.9], 1), ([0.1, 0.1], 3)):
 case = spec_checks.Case([], [[0.1, 0.2, 0.7]], [])
 run = spec_checks.run_step(speculative_step, case, draws=[], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_problem(run, case),
-                  hint="With K = 0 nothing is verified: the bonus comes from target_probs[0]")
+                  hint="empty_draft_bonus")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -359,7 +359,7 @@ case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET + 
                         tokens_as="tensor")
 run = spec_checks.run_step(speculative_step, case, draws=[0.1], picks=[3])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
-                  hint="draft_tokens can be a torch.LongTensor: K is its length, and the result is a list of ints")
+                  hint="n2_long_tensor")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -367,8 +367,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 changed = [spec_checks.run_step(speculative_step, case, draws=d, picks=[2]).inputs_changed for d in ([0.1, 0.9], [0.1, 0.1])]
-assert not any(changed), ("speculative_step changed draft_probs, target_probs or draft_tokens: compute new tensors "
-                          "(no in-place -=, /= or clamp_ on the inputs' rows).")
+assert not any(changed), spec_checks.say("n2_inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_first_token_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -381,8 +380,7 @@ for token in range(4):  # each drafted token, run as often as q drafts it
     got, _ = spec_checks.sample_steps(speculative_step, case, trials=int(4000 * q_row[token]), seed=2410 + token)
     counts = [a + b for a, b in zip(counts, got)]
 tv = spec_checks.tv_distance(counts, p_row)
-assert tv < 0.035, (f"Over drafts sampled from q, the first token is {tv:.2f} (total variation) away from the target "
-                    "p: check the correction (the normalised residual of the rejected row).")
+assert tv < 0.035, spec_checks.say("n2_first_token", tv=tv)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_tokens_per_step", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -391,7 +389,5 @@ assert tv < 0.035, (f"Over drafts sampled from q, the first token is {tv:.2f} (t
 case = spec_checks.Case([[0.2, 0.8]] * 3, [[0.5, 0.5]] * 4, [1, 1, 1])  # each draft accepted with p/q = 0.625
 _, mean_tokens = spec_checks.sample_steps(speculative_step, case, trials=4000, seed=2420)
 want = 1 + 0.625 + 0.625 ** 2 + 0.625 ** 3
-assert spec_checks.close(mean_tokens, want, 0.06), (
-    f"A step returned {mean_tokens:.2f} tokens on average; expected {want:.2f}: the accepted prefix, plus one "
-    "correction or one bonus token, every step.")
+assert spec_checks.close(mean_tokens, want, 0.06), spec_checks.say("n2_tokens_per_step", mean=mean_tokens, want=want)
 ### END HIDDEN TESTS

@@ -6,7 +6,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] l10n="title"
 # # Level 24 · Speculative sampling · Notebook 3: a real model pair, timed
 #
 # Notebooks 1 and 2 worked on probability tables. Here the rows come from real models: a small
@@ -29,13 +29,14 @@ import torch
 import spec_checks
 import spec_pair
 from spec_pair import AUTOGRADING, decode, encode, load_pair, rows, speculative_step
+from spec_widgets import quiz, say
 
 torch.set_num_threads(1)  # for a model this small, a second thread costs more in coordination than it saves
 target, draft_model = load_pair()
-print(f"target: {sum(p.numel() for p in target.parameters()):,} parameters; draft: a {draft_model.log_probs.shape[0]}"
-      f" x {draft_model.log_probs.shape[1]} bigram table")
+print(say("pair_sizes", parameters=f"{sum(p.numel() for p in target.parameters()):,}",
+          rows=draft_model.log_probs.shape[0], columns=draft_model.log_probs.shape[1]))
 
-# %% [markdown]
+# %% [markdown] l10n="checking-is-free"
 # ## Why checking is nearly free
 #
 # Generating one token means one call of the target: it reads every weight once to compute one
@@ -48,13 +49,13 @@ print(f"target: {sum(p.numel() for p in target.parameters()):,} parameters; draf
 
 # %%
 if AUTOGRADING:
-    print("Not timed while grading: timings depend on the machine, and nothing here is graded.")
+    print(say("not_timed"))
 else:
     times = spec_pair.forward_times(target, positions=(1, 5))
-    print(f"one call, 1 position:  {times[1] * 1e3:.2f} ms")
-    print(f"one call, 5 positions: {times[5] * 1e3:.2f} ms  ({times[5] / times[1]:.2f} times as long, for 5 rows)")
+    print(say("call_1", ms=times[1] * 1e3))
+    print(say("call_5", ms=times[5] * 1e3, ratio=times[5] / times[1]))
 
-# %% [markdown]
+# %% [markdown] l10n="the-price"
 # **The price.** Nothing is free in arithmetic: every drafted position is computed by the target,
 # also the ones that are then rejected and thrown away. Leviathan et al. 2023 count it (Section
 # 3.4, Theorem 3.11): speculation trades more total computation for fewer serial calls. With `K`
@@ -66,7 +67,7 @@ else:
 # together, or a machine whose arithmetic is the bottleneck) pays for every extra row, and the
 # rejected positions become pure waste.
 
-# %% [markdown]
+# %% [markdown] l10n="one-step"
 # ## One step on the real target
 #
 # The target keeps a **KV cache**: the keys and values of every position it has seen, so a call
@@ -87,7 +88,7 @@ else:
 # token (the correction or the bonus) is not in it yet. So keep `start + len(tokens)` positions,
 # where `start` was the length before the call.
 
-# %% [markdown]
+# %% [markdown] l10n="task"
 # ## Your task: `verify_drafts`
 #
 # **TODO**: make **one** call `target.forward_cached([last_token] + draft_tokens, cache)`, turn
@@ -118,7 +119,7 @@ def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperat
     return tokens
 
 
-# %% [markdown]
+# %% [markdown] l10n="visible-test"
 # ## Visible test
 #
 # Greedy decoding (temperature 0: every row is one-hot at its most likely token), so speculation
@@ -131,9 +132,9 @@ case = spec_checks.PairCase("def __init__(self, ", steps=30, k=4)
 run = spec_checks.run_pair(verify_drafts, case)
 problem = spec_checks.pair_problem(run, case)
 assert problem is None, problem
-print(f"Visible test passed: the same 30 tokens as plain greedy, in {len(run.calls)} target calls of 5 positions.")
+print(spec_checks.say("n3_passed", calls=len(run.calls)))
 
-# %% [markdown]
+# %% [markdown] l10n="faster"
 # ## The same text, faster?
 #
 # Greedy first: plain generation (one call per token) against yours (`K = 4`), 120 tokens each,
@@ -141,16 +142,16 @@ print(f"Visible test passed: the same 30 tokens as plain greedy, in {len(run.cal
 
 # %%
 if AUTOGRADING:
-    print("Not timed while grading.")
+    print(say("not_timed_short"))
 else:
     plain = spec_pair.plain_generate(target, spec_pair.PROMPT, 120, temperature=0)
     fast = spec_pair.speculative_generate(target, draft_model, spec_pair.PROMPT, 120, 4, 0, verify_drafts)
     print(repr(plain.text))
-    print("token for token the same:", fast.tokens == plain.tokens)
-    print(f"plain: {plain.seconds:.3f} s, {plain.target_calls} calls;  speculative: {fast.seconds:.3f} s, "
-          f"{fast.target_calls} calls ({fast.tokens_per_call:.2f} tokens per call)")
+    print(say("same_tokens", same=fast.tokens == plain.tokens))
+    print(say("plain_vs_fast", plain=plain.seconds, plain_calls=plain.target_calls, fast=fast.seconds,
+              fast_calls=fast.target_calls, per_call=fast.tokens_per_call))
 
-# %% [markdown]
+# %% [markdown] l10n="sampling"
 # Now sampling (temperature 1), measured against the formula of notebook 2. `c` is the time of
 # one draft token over the time of one target call; `α` is the mean over the target's own text
 # of `β = Σ min(p, q)` (Leviathan et al. 2023, Definition 3.1 and Corollary 3.6: `β` belongs to
@@ -159,11 +160,11 @@ else:
 
 # %%
 if AUTOGRADING:
-    print("Not measured while grading.")
+    print(say("not_measured"))
 else:
     print("\n".join(spec_pair.report(target, draft_model, verify_drafts, k=4, n=200, temperature=1.0)))
 
-# %% [markdown]
+# %% [markdown] l10n="temperature"
 # ## Temperature
 #
 # Both models sample at the same temperature (*standardised sampling*: both rows are
@@ -174,14 +175,14 @@ else:
 
 # %%
 if AUTOGRADING:
-    print("Not measured while grading.")
+    print(say("not_measured"))
 else:
     temperatures = (1.5, 1.0, 0.7, 0.4, 0.0)
     alphas = [spec_pair.measure_alpha(target, draft_model, spec_pair.PROMPT, 200, t) for t in temperatures]
-    print("  ".join(f"T = {t:.1f}: alpha = {a:.3f}" for t, a in zip(temperatures, alphas)))
+    print("\n".join(say("alpha_at", temperature=t, alpha=a) for t, a in zip(temperatures, alphas)))
     spec_pair.show_alphas(temperatures, alphas)
 
-# %% [markdown]
+# %% [markdown] l10n="temperature-reading"
 # From `T = 1` down to `0`, `α` rises on this pair: sharper rows put their mass on the token both
 # models like best, where they agree. Above `T = 1` it need not keep falling: as `T` grows, both
 # rows flatten towards the same uniform row, and `α` tends to 1 again (on this pair `T = 1.5`
@@ -189,13 +190,13 @@ else:
 # speculates better than sampling, as in the paper's own numbers (Leviathan et al. 2023, Table 2:
 # `α` = 0.75 at `T = 0` against 0.62 at `T = 1`, T5-small drafting for T5-XXL on EnDe).
 
-# %% [markdown]
+# %% [markdown] l10n="check-yourself"
 # ## ✅ Check yourself
 
 # %%
-spec_pair.quiz("l24_pair_check")
+quiz("l24_pair_check")
 
-# %% [markdown]
+# %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
 # First, the diagnosis. Then one behaviour each (1 point each), all with greedy decoding on the

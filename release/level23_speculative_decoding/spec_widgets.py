@@ -191,21 +191,7 @@ def principle_summary(case, i):
 
 def use_fonts():
     """Put the edition's fonts (TEXT["fonts"], e.g. a CJK font) first in matplotlib's sans-serif list."""
-    if not TEXT["fonts"]:
-        return
-    import matplotlib
-    from matplotlib import font_manager
-
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    if not installed & set(TEXT["fonts"]):  # a font installed after matplotlib built its font cache
-        for path in font_manager.findSystemFonts():
-            if "CJK" in path and "Sans" in path:
-                font_manager.fontManager.addfont(path)
-        installed = {f.name for f in font_manager.fontManager.ttflist}
-    wanted = [name for name in TEXT["fonts"] if name in installed]
-    families = matplotlib.rcParams["font.sans-serif"]
-    if wanted and families[: len(wanted)] != wanted:
-        matplotlib.rcParams["font.sans-serif"] = wanted + [f for f in families if f not in wanted]
+    spec_quiz.use_fonts(TEXT["fonts"])
 
 
 def principle_figure(case=None, i=0):

@@ -30,6 +30,17 @@ K = 2           # drafts per step
 LENGTH = 3      # how many first tokens are counted together
 
 
+def _text():
+    """The edition's sentences of this experiment (spec_widgets.TEXT["markov"])."""
+    from spec_widgets import TEXT
+    return TEXT["markov"]
+
+
+def _name(step):
+    from spec_checks import TEXT
+    return getattr(step, "__name__", TEXT["your_function"])
+
+
 def sequences(length=LENGTH, vocab=len(MARKOV_P)):
     """Every sequence of ``length`` tokens, in the order the counts use."""
     return list(itertools.product(range(vocab), repeat=length))
@@ -63,8 +74,7 @@ def run_once(step, p_rows, q_rows, k=K, length=LENGTH, start=START):
         new = step(q_rows[context[:-1]], p_rows[context], drafts)
         new = [int(t) for t in new]
         if not new:
-            raise AssertionError(f"{getattr(step, '__name__', 'your function')} returned no token: "
-                                 "a step must return at least one new token")
+            raise AssertionError(_text()["no_token"].format(function=_name(step)))
         out += new
         last = new[-1]
     return tuple(out[:length])
@@ -75,12 +85,12 @@ def markov_counts(step, runs, k=K, length=LENGTH, seed=0, p=MARKOV_P, q=MARKOV_Q
     p_rows, q_rows = torch.tensor(p), torch.tensor(q)
     index = {seq: i for i, seq in enumerate(sequences(length, len(p)))}
     counts = [0] * len(index)
-    name = getattr(step, "__name__", "your function")
+    name = _name(step)
     with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, name):
         for _ in range(runs):
             seq = run_once(step, p_rows, q_rows, k, length)
             if seq not in index:
-                raise AssertionError(f"{name} returned a token id outside 0..{len(p) - 1}: {seq}")
+                raise AssertionError(_text()["outside"].format(function=name, last=len(p) - 1, seq=seq))
             counts[index[seq]] += 1
     return counts
 
@@ -110,11 +120,11 @@ class MarkovResult:
         from spec_widgets import fit_line
 
         if self.skipped:
-            return ["Skipped while your notebook is graded (this experiment is not graded)."]
+            return [_text()["skipped"]]
         seq, share, want = self.largest_gap()
-        return [f"first {LENGTH} tokens of {self.runs:,} runs (K = {K}), 27 sequences against the target chain:",
+        return [_text()["head"].format(length=LENGTH, runs=f"{self.runs:,}", k=K),
                 fit_line(self.counts, self.target),
-                f"largest gap: {seq} came out {share:.3f} of the time, the target chain gives it {want:.3f}"]
+                _text()["gap"].format(seq=seq, share=f"{share:.3f}", want=f"{want:.3f}")]
 
 
 def markov_experiment(step, runs=3_000, seed=0):

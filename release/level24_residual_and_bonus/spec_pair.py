@@ -14,7 +14,6 @@ import time
 
 import torch
 
-import spec_quiz
 from spec_checks import expected_speedup, expected_tokens_per_call  # noqa: F401 (for the notebook)
 from spec_widgets import AUTOGRADING  # noqa: F401 (the notebook skips its timing when grading)
 from tiny_lm import Generation, KVCache, decode, encode, load_pair, plain_generate, rows, start  # noqa: F401
@@ -135,44 +134,17 @@ def report(target, bigram, verify, k, n, temperature, seed=0):
     alpha = measure_alpha(target, bigram, PROMPT, n, temperature, seed)
     plain = plain_generate(target, PROMPT, n, temperature, seed)
     fast = speculative_generate(target, bigram, PROMPT, n, k, temperature, verify, seed)
-    return [f"measured c = {c:.3f} (one draft token / one target call), alpha = {alpha:.3f} at T = {temperature:g}, "
-            f"K = {k}",
-            f"formula:  {expected_tokens_per_call(alpha, k):.2f} tokens per target call, speed-up "
-            f"{expected_speedup(alpha, k, c):.2f}x",
-            f"measured: {fast.tokens_per_call:.2f} tokens per target call ({fast.accepted} of {fast.drafted} drafts "
-            f"accepted); plain {plain.seconds:.3f} s, speculative {fast.seconds:.3f} s for {n} tokens: speed-up "
-            f"{plain.seconds / fast.seconds:.2f}x",
-            f"the price: the target computed {sum(fast.calls) / n:.2f} positions per emitted token (plain: 1.00)"]
+    from spec_widgets import TEXT  # the edition's words
+    lines = TEXT["pair_report"]
+    return [lines[0].format(c=f"{c:.3f}", alpha=f"{alpha:.3f}", temperature=f"{temperature:g}", k=k),
+            lines[1].format(tokens=f"{expected_tokens_per_call(alpha, k):.2f}", speedup=f"{expected_speedup(alpha, k, c):.2f}"),
+            lines[2].format(tokens=f"{fast.tokens_per_call:.2f}", accepted=fast.accepted, drafted=fast.drafted,
+                            plain=f"{plain.seconds:.3f}", fast=f"{fast.seconds:.3f}", n=n,
+                            speedup=f"{plain.seconds / fast.seconds:.2f}"),
+            lines[3].format(positions=f"{sum(fast.calls) / n:.2f}")]
 
 
 # ------------------------------------------------------------------ the notebook's quiz and picture
-
-QUIZZES = {
-    "l24_pair_check": dict(
-        question="On this CPU, one call of the small target over 5 positions took about as long as over 1. Why, "
-                 "for this model?",
-        options=[
-            "Reading the weights from memory dominates, as on the papers' accelerators",
-            "Most of a call is a fixed cost per call (Python and PyTorch setting up each operation), not arithmetic",
-            "The drafted positions are skipped by the target",
-        ],
-        answer=1,
-        why=[
-            "Not for this model: its weights (2.6 MB in float32) are read in well under a millisecond. Memory "
-            "bandwidth is the reason for large models on accelerators; for this one the fixed cost of each call is.",
-            "Right: the timing above shows it: a call's time barely grows with its positions, so most of it is "
-            "a cost per call (starting each of its many small operations). Either way, extra positions in the "
-            "same call are nearly free.",
-            "Not quite: the target computes every position it is given, the drafts included: that is the "
-            "extra computation speculation pays (Leviathan et al. 2023, Theorem 3.11).",
-        ],
-    ),
-}
-
-
-def quiz(quiz_id):
-    return spec_quiz.quiz(QUIZZES, quiz_id)
-
 
 def show_alphas(temperatures, alphas):
     """The measured alpha against the temperature, as one picture (nothing while grading)."""
@@ -182,9 +154,12 @@ def show_alphas(temperatures, alphas):
     from IPython.display import display
     fig, ax = plt.subplots(figsize=(5, 3))
     ax.plot(temperatures, alphas, "o-")
-    ax.set_xlabel("temperature T (both models)")
-    ax.set_ylabel("measured alpha")
+    from spec_widgets import TEXT, use_fonts  # the edition's words and fonts
+    use_fonts()
+    xlabel, ylabel, title = TEXT["alpha_axes"]
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1.05)
-    ax.set_title("the real pair: alpha against T")
+    ax.set_title(title)
     display(fig)
     plt.close(fig)

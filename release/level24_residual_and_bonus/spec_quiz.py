@@ -94,3 +94,22 @@ def feedback_html(feedback, pending=False):
     mark, colour = (TEXT["correct"], "#1a7f37") if feedback.correct else (TEXT["wrong"], "#b42318")
     return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
             f"<b style='color:{colour}'>{mark}</b> {html.escape(feedback.text)}</div>")
+
+
+def use_fonts(fonts):
+    """Put ``fonts`` (an edition's font families, e.g. a CJK one) first in matplotlib's sans-serif list."""
+    if not fonts:
+        return
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if not installed & set(fonts):  # a font installed after matplotlib built its font cache
+        for path in font_manager.findSystemFonts():
+            if "CJK" in path and "Sans" in path:
+                font_manager.fontManager.addfont(path)
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    wanted = [name for name in fonts if name in installed]
+    families = matplotlib.rcParams["font.sans-serif"]
+    if wanted and families[: len(wanted)] != wanted:
+        matplotlib.rcParams["font.sans-serif"] = wanted + [f for f in families if f not in wanted]

@@ -28,82 +28,167 @@ AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
 
 # --------------------------------------------------------------------------- quizzes
 
-QUIZZES = {
-    "l24_guess": dict(
-        question="The draft proposed token 1 (p = 0.2, q = 0.5) and the coin rejected it. The step must still "
-                 "emit one token. Where should that token be sampled from?",
-        options=[
-            "From p, the target's row",
-            "From q, the draft's row",
-            "From the residual max(0, p - q), normalised",
-        ],
-        answer=2,
-        why=[
-            "Not quite: the accepted drafts already gave each token min(p, q) of probability. Sampling from p "
-            "after a rejection adds P(reject) · p on top, so tokens where the draft was generous get too much.",
-            "Not quite: q is the distribution that was just too generous to token 1. Sampling from it again "
-            "pushes the output towards the draft, away from the target.",
-            "Right: the accepted drafts cover min(p, q) of each token; what is missing is exactly p - min(p, q) "
-            "= max(0, p - q), and a rejection happens with probability equal to its total. Normalised, it "
-            "fills the gap so the token follows p.",
-        ],
-    ),
-    "l24_check": dict(
-        question="p = [0.5, 0.2, 0.2, 0.1] and q = [0.2, 0.5, 0.1, 0.2]. What is the probability that one "
-                 "drafted token is rejected?",
-        options=["0.4", "0.6", "0.3"],
-        answer=0,
-        why=[
-            "Right: the acceptance rate is α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6, so P(reject) = "
-            "1 - 0.6 = 0.4. It also equals Σ max(0, p - q) = 0.3 + 0.1.",
-            "Not quite: 0.6 is α = Σ min(p, q), the probability of accepting. A rejection has probability "
-            "1 - α = 0.4.",
-            "Not quite: 0.3 is max(0, p - q) for token 0 alone. P(reject) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4.",
-        ],
-    ),
-    "l24_bonus_guess": dict(
-        question="K = 3 drafts, all accepted. target_probs has 4 rows (0..3). Which row gives the bonus token?",
-        options=["target_probs[2], the last drafted position", "target_probs[3], row K", "draft_probs[2]"],
-        answer=1,
-        why=[
-            "Not quite: row 2 is the target's distribution for the third drafted token, which is already "
-            "accepted. The next token's distribution is the row after it.",
-            "Right: the target scored K + 1 positions in one call; row K is its distribution for the token "
-            "after all K drafts. The bonus comes free with the same call.",
-            "Not quite: the bonus is a token of the target model. The draft's rows are never sampled from "
-            "during verification.",
-        ],
-    ),
-    "l24_speed_check": dict(
-        question="With α = 0.8 and a free draft (c = 0), what does a larger K do to the speed-up?",
-        options=["It grows without limit", "It grows towards 1 / (1 - α) = 5", "It falls after K = 1"],
-        answer=1,
-        why=[
-            "Not quite: each extra draft is accepted only if all before it were, with probability α^K. "
-            "The sum 1 + α + α² + ... stays below 1 / (1 - α).",
-            "Right: (1 - α^(K+1)) / (1 - α) tends to 1 / (1 - α) = 5 as K grows. With c > 0 the drafts cost "
-            "time, and the curve has a best K.",
-            "Not quite: with c = 0 more drafts never cost anything, so the speed-up never falls; it levels off "
-            "at 1 / (1 - α).",
-        ],
-    ),
-    "l24_some_k_helps": dict(
-        question="A draft is accepted with α = 0.25 and one draft call costs c = 0.3 target calls. Is there a K "
-                 "that makes speculative sampling faster than plain decoding?",
-        options=["Yes: a large enough K always pays", "No: α < c, and then no K gives more than 1×",
-                 "Yes: K = 1, since every step emits at least one token"],
-        answer=1,
-        why=[
-            "Not quite: each extra draft costs c = 0.3 but adds only α^K tokens on average, less and less. "
-            "Here the speed-up falls as K grows.",
-            "Right: Leviathan et al. (Corollary 3.9) show that if α > c some K helps, at least (1 + α)/(1 + c) "
-            "with K = 1. The other way round also holds: 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc when α ≤ c, so "
-            "the speed-up is at most 1. Here K = 1 gives 1.25 / 1.3 = 0.96×.",
-            "Not quite: the step emits 1 + α = 1.25 tokens on average with K = 1, but costs 1 + c = 1.3 target "
-            "calls of time: 0.96×, slower than plain decoding.",
-        ],
-    ),
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# Every sentence the widgets and the notebooks' code cells show, by id. This is the English edition's
+# text; `python -m grading.build` writes each translated edition's copy of this file with this block
+# taken from lessons/i18n/ (everything outside the block is copied unchanged, and a test says so).
+TEXT = {
+    "lang": "en",
+    "fonts": [],
+    "quiz": {
+        "l24_pair_check": {
+            "question": "On this CPU, one call of the small target over 5 positions took about as long as over 1. Why, for this model?",
+            "options": [
+                "Reading the weights from memory dominates, as on the papers' accelerators",
+                "Most of a call is a fixed cost per call (Python and PyTorch setting up each operation), not arithmetic",
+                "The drafted positions are skipped by the target",
+            ],
+            "why": [
+                "Not for this model: its weights (2.6 MB in float32) are read in well under a millisecond. Memory bandwidth is the reason for large models on accelerators; for this one the fixed cost of each call is.",
+                "Right: the timing above shows it: a call's time barely grows with its positions, so most of it is a cost per call (starting each of its many small operations). Either way, extra positions in the same call are nearly free.",
+                "Not quite: the target computes every position it is given, the drafts included: that is the extra computation speculation pays (Leviathan et al. 2023, Theorem 3.11).",
+            ],
+        },
+        "l24_guess": {
+            "question": "The draft proposed token 1 (p = 0.2, q = 0.5) and the coin rejected it. The step must still emit one token. Where should that token be sampled from?",
+            "options": [
+                "From p, the target's row",
+                "From q, the draft's row",
+                "From the residual max(0, p - q), normalised",
+            ],
+            "why": [
+                "Not quite: the accepted drafts already gave each token min(p, q) of probability. Sampling from p after a rejection adds P(reject) · p on top, so tokens where the draft was generous get too much.",
+                "Not quite: q is the distribution that was just too generous to token 1. Sampling from it again pushes the output towards the draft, away from the target.",
+                "Right: the accepted drafts cover min(p, q) of each token; what is missing is exactly p - min(p, q) = max(0, p - q), and a rejection happens with probability equal to its total. Normalised, it fills the gap so the token follows p.",
+            ],
+        },
+        "l24_check": {
+            "question": "p = [0.5, 0.2, 0.2, 0.1] and q = [0.2, 0.5, 0.1, 0.2]. What is the probability that one drafted token is rejected?",
+            "options": ["0.4", "0.6", "0.3"],
+            "why": [
+                "Right: the acceptance rate is α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6, so P(reject) = 1 - 0.6 = 0.4. It also equals Σ max(0, p - q) = 0.3 + 0.1.",
+                "Not quite: 0.6 is α = Σ min(p, q), the probability of accepting. A rejection has probability 1 - α = 0.4.",
+                "Not quite: 0.3 is max(0, p - q) for token 0 alone. P(reject) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4.",
+            ],
+        },
+        "l24_bonus_guess": {
+            "question": "K = 3 drafts, all accepted. target_probs has 4 rows (0..3). Which row gives the bonus token?",
+            "options": [
+                "target_probs[2], the last drafted position",
+                "target_probs[3], row K",
+                "draft_probs[2]",
+            ],
+            "why": [
+                "Not quite: row 2 is the target's distribution for the third drafted token, which is already accepted. The next token's distribution is the row after it.",
+                "Right: the target scored K + 1 positions in one call; row K is its distribution for the token after all K drafts. The bonus comes free with the same call.",
+                "Not quite: the bonus is a token of the target model. The draft's rows are never sampled from during verification.",
+            ],
+        },
+        "l24_speed_check": {
+            "question": "With α = 0.8 and a free draft (c = 0), what does a larger K do to the speed-up?",
+            "options": [
+                "It grows without limit",
+                "It grows towards 1 / (1 - α) = 5",
+                "It falls after K = 1",
+            ],
+            "why": [
+                "Not quite: each extra draft is accepted only if all before it were, with probability α^K. The sum 1 + α + α² + ... stays below 1 / (1 - α).",
+                "Right: (1 - α^(K+1)) / (1 - α) tends to 1 / (1 - α) = 5 as K grows. With c > 0 the drafts cost time, and the curve has a best K.",
+                "Not quite: with c = 0 more drafts never cost anything, so the speed-up never falls; it levels off at 1 / (1 - α).",
+            ],
+        },
+        "l24_some_k_helps": {
+            "question": "A draft is accepted with α = 0.25 and one draft call costs c = 0.3 target calls. Is there a K that makes speculative sampling faster than plain decoding?",
+            "options": [
+                "Yes: a large enough K always pays",
+                "No: α < c, and then no K gives more than 1×",
+                "Yes: K = 1, since every step emits at least one token",
+            ],
+            "why": [
+                "Not quite: each extra draft costs c = 0.3 but adds only α^K tokens on average, less and less. Here the speed-up falls as K grows.",
+                "Right: Leviathan et al. (Corollary 3.9) show that if α > c some K helps, at least (1 + α)/(1 + c) with K = 1. The other way round also holds: 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc when α ≤ c, so the speed-up is at most 1. Here K = 1 gives 1.25 / 1.3 = 0.96×.",
+                "Not quite: the step emits 1 + α = 1.25 tokens on average with K = 1, but costs 1 + c = 1.3 target calls of time: 0.96×, slower than plain decoding.",
+            ],
+        },
+    },
+    "table_head": ["token x", "p(x)", "q(x)", "accept: min(p, q)", "residual(x)", "P(reject) · residual(x)", "sum"],
+    "table_foot": "α = Σ min(p, q) = {alpha}, P(reject) = 1 - α = {reject} = Σ max(0, p - q). The last column equals p, token by token.",
+    "bar_accepted": "accepted draft: min(p, q)",
+    "bar_correction": "correction: P(reject) · residual",
+    "bar_target": "target p",
+    "bar_token": "token {token}",
+    "probability": "probability",
+    "exactness_title": "Speculative sampling emits each token with probability p",
+    "speculative": "speculative sampling",
+    "accept_only": "accept-only-then-stop",
+    "fit_line": "TV distance = {tv}, chi-square = {stat}, p-value = {p_value} (the chance of a gap this large by luck, not the target's p)",
+    "best_k_label": "c = {c}",
+    "best_k_paper": "paper: α = {alpha}, γ = {k}",
+    "best_k_xlabel": "α (acceptance rate)",
+    "best_k_ylabel": "best K (1..{k_max})",
+    "best_k_title": "The best K against α; each curve starts where α > c",
+    "markov": {
+        "no_token": "{function} returned no token: a step must return at least one new token",
+        "outside": "{function} returned a token id outside 0..{last}: {seq}",
+        "skipped": "Skipped while your notebook is graded (this experiment is not graded).",
+        "head": "first {length} tokens of {runs} runs (K = {k}), 27 sequences against the target chain:",
+        "gap": "largest gap: {seq} came out {share} of the time, the target chain gives it {want}",
+    },
+    "first_emitted": "first emitted token",
+    "share_of_runs": "share of {n} runs",
+    "speedup_text": "K = {k}: {tokens} tokens per target call, speed-up {speedup}×; best K = {best} ({best_speedup}×)",
+    "speedup_axis": "K (drafted tokens per step); green ring: best K; red dot: your K",
+    "headline": ["EnDe, t = 0 (greedy): α = 0.75", "EnDe, t = 1 (sampling): α = 0.62"],
+    "speedup_static": "Run this cell in JupyterLab to move the sliders.",
+    "generation": [
+        "alpha (mean of β = Σ min(p, q) where verified) = {alpha};  counted acceptance = {acceptance}",
+        "tokens per target call: counted {counted} ± {error} (standard error, {steps} steps), formula (1 - α^(K+1)) / (1 - α) = {formula}",
+        "not timed: with an assumed c = {c} these counts would give {counted}× (formula {formula}×); for these two table look-ups c is about 1",
+    ],
+    "alpha_axes": ["temperature T (both models)", "measured alpha", "the real pair: alpha against T"],
+    "pair_report": [
+        "measured c = {c} (one draft token / one target call), alpha = {alpha} at T = {temperature}, K = {k}",
+        "formula:  {tokens} tokens per target call, speed-up {speedup}x",
+        "measured: {tokens} tokens per target call ({accepted} of {drafted} drafts accepted); plain {plain} s, "
+        "speculative {fast} s for {n} tokens: speed-up {speedup}x",
+        "the price: the target computed {positions} positions per emitted token (plain: 1.00)",
+    ],
+    "say": {
+        "pair_sizes": "target: {parameters} parameters; draft: a {rows} x {columns} bigram table",
+        "not_timed": "Not timed while grading: timings depend on the machine, and nothing here is graded.",
+        "call_1": "one call, 1 position:  {ms:.2f} ms",
+        "call_5": "one call, 5 positions: {ms:.2f} ms  ({ratio:.2f} times as long, for 5 rows)",
+        "not_timed_short": "Not timed while grading.",
+        "same_tokens": "token for token the same: {same}",
+        "plain_vs_fast": "plain: {plain:.3f} s, {plain_calls} calls;  speculative: {fast:.3f} s, {fast_calls} calls "
+                         "({per_call:.2f} tokens per call)",
+        "not_measured": "Not measured while grading.",
+        "alpha_at": "T = {temperature:.1f}: alpha = {alpha:.3f}",
+        "derivation": "min(p, q)      = {accept}   alpha = {alpha}\nP(reject)      = {reject} = sum of max(0, p - q) = {leftover}\nresidual       = {residual}\nmin + P(reject) * residual = {total}   p = {p}",
+        "one_draw": "one draw: {tensor} -> {item}",
+        "draw_shares": "shares of 10,000 draws: {shares}",
+        "all_zeros": "all zeros",
+        "refused": "{name:>9}: RuntimeError: {error}",
+        "emitted_shares": "emitted-token shares: {shares}   want: {want}",
+        "steps_in": "100,000 steps in {seconds:.2f} s",
+        "float32_rows": "q[1] = {q1}   p/q = {ratio}   residual max(0, p - q) = {residual}",
+        "formula_and_simulation": "alpha = {alpha:.2f}, K = {k}: 1 + α + ... + α^K = {term_by_term:.4f}, closed form "
+                                  "{formula:.4f}, simulation {simulation:.4f} tokens per target call",
+    },
 }
+# ---------------------------------------------------------------- text: END TEXT
+QUIZ_ANSWERS = {'l24_guess': 2, 'l24_check': 0, 'l24_bonus_guess': 1, 'l24_speed_check': 1, 'l24_some_k_helps': 1, 'l24_pair_check': 1}
+QUIZZES = {quiz_id: dict(TEXT["quiz"][quiz_id], answer=QUIZ_ANSWERS[quiz_id]) for quiz_id in QUIZ_ANSWERS}
+
+
+def say(key, **blanks):
+    """The edition's sentence ``key`` (TEXT["say"]) for a notebook's code cell to print, its blanks filled in."""
+    return TEXT["say"][key].format(**blanks)
+
+
+def use_fonts():
+    """Put the edition's fonts (TEXT["fonts"], e.g. a CJK one) first in matplotlib's sans-serif list."""
+    spec_quiz.use_fonts(TEXT["fonts"])
 
 
 def grade_choice(quiz_id, index):
@@ -133,15 +218,13 @@ def exactness_rows(p=LESSON_P, q=LESSON_Q):
 def exactness_table(p=LESSON_P, q=LESSON_Q):
     """The derivation as an HTML table: every column a step, the last column equal to p."""
     rows = exactness_rows(p, q)
-    head = ("<tr><th>token x</th><th>p(x)</th><th>q(x)</th><th>accept: min(p, q)</th>"
-            "<th>residual(x)</th><th>P(reject) · residual(x)</th><th>sum</th></tr>")
+    head = "<tr>" + "".join(f"<th>{html.escape(label)}</th>" for label in TEXT["table_head"]) + "</tr>"
     body = "".join(
         f"<tr><td>{r['token']}</td><td>{r['p']:.2f}</td><td>{r['q']:.2f}</td><td>{r['accept']:.2f}</td>"
         f"<td>{r['residual']:.2f}</td><td>{r['correction']:.2f}</td><td><b>{r['total']:.2f}</b></td></tr>"
         for r in rows)
     alpha = sum(r["accept"] for r in rows)
-    foot = (f"<p>α = Σ min(p, q) = {alpha:.2f}, P(reject) = 1 - α = {1 - alpha:.2f} = Σ max(0, p - q). "
-            "The last column equals p, token by token.</p>")
+    foot = f"<p>{html.escape(TEXT['table_foot'].format(alpha=f'{alpha:.2f}', reject=f'{1 - alpha:.2f}'))}</p>"
     from IPython.display import HTML
     return HTML(f"<table class='spec-exactness'>{head}{body}</table>{foot}")
 
@@ -150,17 +233,18 @@ def exactness_figure(p=LESSON_P, q=LESSON_Q):
     """Per token, a stacked bar (min(p, q), then P(reject) · residual) beside the bar of p."""
     import matplotlib.pyplot as plt
 
+    use_fonts()
     rows = exactness_rows(p, q)
     x = torch.arange(len(rows)).tolist()
     fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
     accept = [r["accept"] for r in rows]
-    ax.bar([t - 0.2 for t in x], accept, 0.38, color="#22c55e", label="accepted draft: min(p, q)")
+    ax.bar([t - 0.2 for t in x], accept, 0.38, color="#22c55e", label=TEXT["bar_accepted"])
     ax.bar([t - 0.2 for t in x], [r["correction"] for r in rows], 0.38, bottom=accept, color="#f59e0b",
-           label="correction: P(reject) · residual")
-    ax.bar([t + 0.2 for t in x], [r["p"] for r in rows], 0.38, color="#3b82f6", label="target p")
-    ax.set_xticks(x, [f"token {t}" for t in x])
-    ax.set_ylabel("probability")
-    ax.set_title("Speculative sampling emits each token with probability p")
+           label=TEXT["bar_correction"])
+    ax.bar([t + 0.2 for t in x], [r["p"] for r in rows], 0.38, color="#3b82f6", label=TEXT["bar_target"])
+    ax.set_xticks(x, [TEXT["bar_token"].format(token=t) for t in x])
+    ax.set_ylabel(TEXT["probability"])
+    ax.set_title(TEXT["exactness_title"])
     ax.legend(fontsize=8, loc="upper right")
     return fig
 
@@ -242,31 +326,38 @@ def _accept_only_first(q, p, n, g):
 def fit_line(counts, want):
     """Counts against a distribution, in one line: TV distance, chi-square, and what its p-value is."""
     stat, p_value = chi_square(counts, want)
-    return (f"TV distance = {tv_distance(counts, want):.4f}, chi-square = {stat:.1f}, "
-            f"p-value = {p_value:.3g} (the chance of a gap this large by luck, not the target's p)")
+    return TEXT["fit_line"].format(tv=f"{tv_distance(counts, want):.4f}", stat=f"{stat:.1f}", p_value=f"{p_value:.3g}")
 
 
 def experiment_summary(sim):
     """The lines the experiment prints: TV distance and chi-square p-value of each method against p."""
-    return [f"{name:<22} {fit_line(counts, sim.target)}"
-            for name, counts in (("speculative sampling", sim.speculative), ("accept-only-then-stop", sim.accept_only))]
+    names = (TEXT["speculative"], TEXT["accept_only"])
+    width = max(_width(name) for name in names) + 1
+    return [name + " " * (width - _width(name)) + fit_line(counts, sim.target)
+            for name, counts in zip(names, (sim.speculative, sim.accept_only))]
+
+
+def _width(text):
+    """Columns ``text`` takes in a monospaced output: a CJK character takes two."""
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in text)
 
 
 def histogram_figure(sim):
     import matplotlib.pyplot as plt
 
+    use_fonts()
     vocab = len(sim.target)
     fig, axes = plt.subplots(1, 3, figsize=(10, 3), sharey=True, constrained_layout=True)
-    panels = [("target p", sim.target, "#3b82f6"),
-              ("speculative sampling", [c / sim.n for c in sim.speculative], "#22c55e"),
-              ("accept-only-then-stop", [c / sim.n for c in sim.accept_only], "#ef4444")]
+    panels = [(TEXT["bar_target"], sim.target, "#3b82f6"),
+              (TEXT["speculative"], [c / sim.n for c in sim.speculative], "#22c55e"),
+              (TEXT["accept_only"], [c / sim.n for c in sim.accept_only], "#ef4444")]
     for ax, (title, values, colour) in zip(axes, panels):
         ax.bar(range(vocab), values, color=colour)
         ax.plot(range(vocab), sim.target, "k_", markersize=18, label="p")
         ax.set_title(title)
         ax.set_xticks(range(vocab))
-        ax.set_xlabel("first emitted token")
-    axes[0].set_ylabel(f"share of {sim.n:,} runs")
+        ax.set_xlabel(TEXT["first_emitted"])
+    axes[0].set_ylabel(TEXT["share_of_runs"].format(n=f"{sim.n:,}"))
     return fig
 
 
@@ -288,7 +379,7 @@ K_MAX = 16
 # gamma = 7: alpha = 0.75 at temperature 0 and 0.62 at temperature 1 (Table 2, measured 3.4x and
 # 2.6x); c = 0.02 is the paper's estimate for T5-small (Appendix A.3, Table 4, predicted 3.2x, 2.3x).
 # (label, alpha, c, K)
-HEADLINE = [("EnDe, t = 0 (greedy): α = 0.75", 0.75, 0.02, 7), ("EnDe, t = 1 (sampling): α = 0.62", 0.62, 0.02, 7)]
+HEADLINE = [(TEXT["headline"][0], 0.75, 0.02, 7), (TEXT["headline"][1], 0.62, 0.02, 7)]
 
 
 def best_k(alpha, c, k_max=K_MAX):
@@ -302,9 +393,9 @@ def speedup_view(alpha, k, c, k_max=K_MAX):
     best = best_k(alpha, c, k_max)
     return dict(alpha=alpha, k=k, c=c, curve=curve, best=best, best_speedup=curve[best - 1],
                 speedup=expected_speedup(alpha, k, c), tokens=expected_tokens_per_call(alpha, k),
-                text=(f"K = {k}: {expected_tokens_per_call(alpha, k):.2f} tokens per target call, "
-                      f"speed-up {expected_speedup(alpha, k, c):.2f}×; best K = {best} "
-                      f"({curve[best - 1]:.2f}×)"))
+                text=TEXT["speedup_text"].format(k=k, tokens=f"{expected_tokens_per_call(alpha, k):.2f}",
+                                                 speedup=f"{expected_speedup(alpha, k, c):.2f}", best=best,
+                                                 best_speedup=f"{curve[best - 1]:.2f}"))
 
 
 def speedup_svg(view, width=560, height=230):
@@ -331,8 +422,8 @@ def speedup_svg(view, width=560, height=230):
         f"<circle class='best' cx='{x_of(best):.1f}' cy='{y_of(curve[best - 1]):.1f}' r='7' fill='none' "
         f"stroke='#16a34a' stroke-width='2.5'/>"
         f"<circle class='current' cx='{x_of(k):.1f}' cy='{y_of(curve[k - 1]):.1f}' r='4.5' fill='#dc2626'/>"
-        f"{ticks}<text x='{(width + pad_l) / 2:.0f}' y='{height - pad_b + 32}' text-anchor='middle'>K (drafted "
-        f"tokens per step); green ring: best K; red dot: your K</text>"
+        f"{ticks}<text x='{(width + pad_l) / 2:.0f}' y='{height - pad_b + 32}' text-anchor='middle'>"
+        f"{html.escape(TEXT['speedup_axis'])}</text>"
         f"<text class='verdict' x='{pad_l}' y='{height - 6}' font-weight='bold' fill='#111'>"
         f"{html.escape(view['text'])}</text></svg>")
 
@@ -375,7 +466,7 @@ def speedup_widget(alpha=0.75, k=4, c=0.05):
     """The interactive speed-up curve."""
     widget = SpeedUp(alpha, k, c)
     static = (f"<div class='spec-speedup-static'>{speedup_svg(widget.view)}"
-              "<p><i>Run this cell in JupyterLab to move the sliders.</i></p></div>")
+              f"<p><i>{html.escape(TEXT['speedup_static'])}</i></p></div>")
     return with_fallback(widget.widget, static)
 
 
@@ -392,16 +483,18 @@ def best_k_curves(costs=BEST_K_COSTS, alphas=None, k_max=K_MAX):
 def best_k_figure(costs=BEST_K_COSTS):
     import matplotlib.pyplot as plt
 
+    use_fonts()
     fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
     for c, points in best_k_curves(costs).items():
-        ax.step([a for a, _ in points], [k for _, k in points], where="mid", label=f"c = {c}")
+        ax.step([a for a, _ in points], [k for _, k in points], where="mid", label=TEXT["best_k_label"].format(c=c))
     for label, alpha, _, k in HEADLINE:
         ax.plot([alpha], [k], "ko")
-        ax.annotate(f"paper: α = {alpha}, γ = {k}", (alpha, k), textcoords="offset points", xytext=(-60, 8), fontsize=8)
-    ax.set_xlabel("α (acceptance rate)")
-    ax.set_ylabel(f"best K (1..{K_MAX})")
+        ax.annotate(TEXT["best_k_paper"].format(alpha=alpha, k=k), (alpha, k), textcoords="offset points",
+                    xytext=(-60, 8), fontsize=8)
+    ax.set_xlabel(TEXT["best_k_xlabel"])
+    ax.set_ylabel(TEXT["best_k_ylabel"].format(k_max=K_MAX))
     ax.set_xlim(0, 1)
-    ax.set_title("The best K against α; each curve starts where α > c")
+    ax.set_title(TEXT["best_k_title"])
     ax.legend(fontsize=8, loc="upper left")
     return fig
 
@@ -521,8 +614,9 @@ def generation_summary(gen, c=0.05):
     """Counted against the formula: acceptance, tokens per target call (with its standard error), and the
     formula's speed-up for an assumed draft cost c (nothing is timed)."""
     formula = expected_tokens_per_call(gen.alpha, gen.k)
-    return [f"alpha (mean of β = Σ min(p, q) where verified) = {gen.alpha:.3f};  counted acceptance = {gen.acceptance:.3f}",
-            f"tokens per target call: counted {gen.tokens_per_call:.3f} ± {gen.standard_error:.3f} (standard error, "
-            f"{gen.steps} steps), formula (1 - α^(K+1)) / (1 - α) = {formula:.3f}",
-            f"not timed: with an assumed c = {c} these counts would give {gen.tokens_per_call / (gen.k * c + 1):.2f}× "
-            f"(formula {expected_speedup(gen.alpha, gen.k, c):.2f}×); for these two table look-ups c is about 1"]
+    lines = TEXT["generation"]
+    return [lines[0].format(alpha=f"{gen.alpha:.3f}", acceptance=f"{gen.acceptance:.3f}"),
+            lines[1].format(counted=f"{gen.tokens_per_call:.3f}", error=f"{gen.standard_error:.3f}", steps=gen.steps,
+                            formula=f"{formula:.3f}"),
+            lines[2].format(c=c, counted=f"{gen.tokens_per_call / (gen.k * c + 1):.2f}",
+                            formula=f"{expected_speedup(gen.alpha, gen.k, c):.2f}")]

@@ -27,6 +27,164 @@ import threading
 
 import torch
 
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# Every sentence a student reads from these checks, by id. This is the English edition's text;
+# `python -m grading.build` writes each translated edition's copy of this file with this block
+# taken from lessons/i18n/ (everything outside the block is copied unchanged, and a test says so).
+TEXT = {
+    "lang": "en",
+    "your_function": "your function",
+    "problem": {
+        "too_long": "{function} ran longer than {seconds:g} s: is there an endless loop?",
+        "rebound": "your code replaced Python builtins ({names}): remove that",
+        "replaced": "your code replaced torch.rand or torch.multinomial: call them, and leave them alone",
+        "not_written": "NotImplementedError: {function} is not written yet; replace the raise line with your code",
+        "no_num_samples": "torch.multinomial was called without num_samples ({error}): torch has no default for it; "
+                          "draw one token with torch.multinomial(weights, 1)",
+        "refused": "torch.multinomial refused what you gave it ({error}): pass the weights of one row, none negative "
+                   "and not all zero",
+        "raised": "{function} raised {error}",
+        "not_list": "{function} should return a plain Python list of token ids (ints), but it returned a {type}: "
+                    "{result}",
+        "not_list_short": "{function} should return a plain Python list of token ids",
+    },
+    # torch.multinomial's refusals (the stand-in's too), in _REFUSALS' order, as a student reads them.
+    "refusals": [
+        "prob_dist must be 1 or 2 dim",
+        "probability tensor contains either `inf`, `nan` or element < 0",
+        "invalid multinomial distribution (sum of probabilities <= 0)",
+        'multinomial() missing 1 required positional arguments: "num_samples"',
+    ],
+    "hidden": {
+        "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
+        "not_list": "{function} should return a plain Python list of token ids (ints), but it returned a {type}",
+        "value": "(not shown for hidden checks)",
+    },
+    "calls": {"rand": "rand", "multinomial": "multinomial", "none": "none", "separator": ", "},
+    "distribution": {
+        "not_normalised": "the correction was drawn from max(0, p - q) without normalising it: its values sum to "
+                          "{total}, not 1. Divide the residual by its sum before torch.multinomial",
+        "from_p": "the correction was drawn from p, the target's row: after a rejection, draw from the residual "
+                  "max(0, p - q), normalised",
+        "from_q": "the correction was drawn from q, the draft's row: draw from the residual max(0, p - q), normalised",
+        "flipped": "the correction was drawn from max(0, q - p): the residual is max(0, p - q), target minus draft",
+        "other_row": "the correction used row {j}, but the rejection was at position {i}: take the residual of row i, "
+                     "the rejected position",
+        "other": "the correction was drawn from {values}, not from the normalised residual max(0, p - q) of row {i}, "
+                 "{want}",
+    },
+    "correction": {
+        "never_called": "torch.multinomial was never called: after the rejection at position {i}, sample one "
+                        "correction token with torch.multinomial(residual, 1)",
+        "too_few_coins": "torch.rand was called {coins} time(s), but the rejection at position {i} needs {needed} "
+                         "coin(s) first (one per p < q position, as in Level 23)",
+        "before_coin": "torch.multinomial was called before the coin that rejected (calls in order: {calls}): draw "
+                       "the correction only after a rejection",
+        "too_many": "torch.multinomial was called {count} times: after a rejection, draw exactly one correction "
+                    "token, then stop",
+        "samples": "torch.multinomial was asked for {n} samples: one correction token needs num_samples=1",
+    },
+    "tokens": "got {got}, expected {expected}",
+    "tokens_why": "got {got}, expected {expected}: {why}",
+    "bonus": {
+        "never_called": "all {k} drafts were accepted but torch.multinomial was never called: sample one bonus token "
+                        "from target_probs[{k}] (row K)",
+        "before_coin": "torch.multinomial was called before the last coin (calls in order: {calls})",
+        "too_many": "torch.multinomial was called {count} times: one bonus token needs exactly one call",
+        "samples": "torch.multinomial was asked for {n} samples: the bonus needs num_samples=1",
+        "row_k_minus_1": "the bonus token was drawn from target_probs[{row}] (row K-1): after K accepted drafts the "
+                         "next token's distribution is target_probs[{k}] (row K)",
+        "from_draft": "the bonus token was drawn from the draft's row: draw it from the target, target_probs[{k}]",
+        "other": "the bonus token was drawn from {values}, not from target_probs[{k}] = {want}",
+    },
+    "order": {
+        "too_few_coins": "torch.rand was called {coins} time(s), but this case needs {needed} coin(s) first, one per "
+                         "p < q position, as in Level 23",
+        "before_coin": "torch.multinomial was called before a coin (calls in order: {calls}): sample the new token "
+                       "only once the coins have decided",
+    },
+    "one_new": {
+        "calls": "torch.multinomial was called {count} time(s): a step draws exactly one new token, with exactly "
+                 "one call",
+        "samples": "torch.multinomial was asked for {n} samples: one new token needs num_samples=1",
+        "count": "got {count} token(s), {tokens}: the accepted prefix here has {accepted}, and exactly one new "
+                 "token follows it",
+    },
+    "check": {"problem_hint": "{problem}. {hint}", "problem": "{problem}."},
+    "pair": {
+        "empty": "verify_drafts should return a non-empty list of token ids",
+        "not_written": "NotImplementedError: verify_drafts is not written yet; replace the raise line with your code",
+        "raised": "verify_drafts raised {error}",
+        "no_cache": "verify_drafts called the target without the cache (target(...)): use "
+                    "target.forward_cached([last_token] + draft_tokens, cache)",
+        "calls": "verify_drafts made {calls} target calls in {steps} steps: make one call per step, on "
+                 "[last_token] + draft_tokens",
+        "positions": "a target call had {n} positions; with K = {k} drafts it needs K + 1 = {k1}: "
+                     "[last_token] + draft_tokens",
+        "cache": "after a step that returned {returned} tokens the cache held {new} new positions, not {returned}: "
+                 "crop it to start + len(tokens) (last_token and the accepted drafts)",
+        "greedy": "greedy speculation differs from plain greedy decoding at token {at} of {steps}: the cache or the "
+                  "rows are off (one call on [last_token] + draft_tokens, then crop to start + len(tokens))",
+    },
+    "contract": {
+        "rule": "the tests hand one scripted value to each torch.rand(1) call, one per p < q position, in position "
+                "order, and record each torch.multinomial call",
+        "shapes": "torch.rand was asked for the shape(s) {shapes}: {rule}. Flip one coin at a time, torch.rand(1), "
+                  "inside the loop",
+        "too_many": "torch.rand was called {calls} times, but this case has {coins} p < q position(s) before the step "
+                    "ends: {rule}. Flip no coin where p >= q (keep the given loop)",
+    },
+    "visible": {
+        "n1_tokens": "position 0 is accepted (p >= q) and position 1 rejected, so the result is token 0, then the "
+                     "correction token torch.multinomial gave (2)",
+        "n2_rejected": "after the rejection the step returns the prefix [0] and the correction token 2, and nothing "
+                       "more",
+        "n2_accepted": "both drafts were accepted (r = 0.1 < 0.4), so the step returns [0, 1] and the bonus token "
+                       "torch.multinomial gave (3)",
+    },
+    "say": {
+        "n1_passed": "Visible test passed: [0, 2], one multinomial call on the residual [0.75, 0, 0.25, 0], after "
+                     "the coin.",
+        "n3_passed": "Visible test passed: the same 30 tokens as plain greedy, in {calls} target calls of 5 positions.",
+        "n2_passed": "Visible test passed: [0, 2] after a rejection, [0, 1, 3] with the bonus from target_probs[2].",
+        "never_called_after_reject": "torch.multinomial was never called after the rejection",
+        "called_without_reject": "torch.multinomial was called {count} time(s) although nothing was rejected",
+        "coins_where_p_below_q": "torch.rand was called {count} times; only position 2 has p < q",
+        "n1_inputs_unchanged": "verify_and_correct changed draft_probs, target_probs or draft_tokens: compute the "
+                               "residual in a new tensor (no in-place -=, /= or clamp_ on a row of the inputs).",
+        "n1_distribution": "The emitted token's distribution is {tv:.2f} (total variation) away from the right one: "
+                           "after a rejection, sample from the normalised residual max(0, p - q) of the rejected row.",
+        "n2_inputs_unchanged": "speculative_step changed draft_probs, target_probs or draft_tokens: compute new "
+                               "tensors (no in-place -=, /= or clamp_ on the inputs' rows).",
+        "n2_first_token": "Over drafts sampled from q, the first token is {tv:.2f} (total variation) away from the "
+                          "target p: check the correction (the normalised residual of the rejected row).",
+        "n2_tokens_per_step": "A step returned {mean:.2f} tokens on average; expected {want:.2f}: the accepted "
+                              "prefix, plus one correction or one bonus token, every step.",
+    },
+    "hint": {
+        "correction_appended": "Append the id torch.multinomial returned (int(...) or .item()), not the position or "
+                               "a probability",
+        "stop_after_correction": "After the correction token the step is over: break (or return) right after "
+                                 "appending it",
+        "correction_only_after_reject": "Draw a correction only after a rejection",
+        "no_coin_where_p_ge_q": "Keep Level 23's loop: no coin where p >= q",
+        "n1_long_tensor": "draft_tokens can be a torch.LongTensor: the result is still a list of ints",
+        "bonus_when_all_accepted": "Every draft was accepted: append one bonus token sampled with torch.multinomial",
+        "no_bonus_after_reject": "After the correction token, return: the bonus belongs only to a step where every "
+                                 "draft was accepted",
+        "empty_draft_bonus": "With K = 0 nothing is verified: the bonus comes from target_probs[0]",
+        "n2_long_tensor": "draft_tokens can be a torch.LongTensor: K is its length, and the result is a list of ints",
+    },
+}
+# ---------------------------------------------------------------- text: END TEXT
+
+
+def say(key, **blanks):
+    """The edition's sentence ``key`` (from TEXT["say"] or TEXT["hint"]), with its blanks filled in."""
+    table = TEXT["say"] if key in TEXT["say"] else TEXT["hint"]
+    return table[key].format(**blanks)
+
+
 _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
@@ -73,14 +231,15 @@ def seeded(seed):
 
 
 @contextlib.contextmanager
-def time_budget(seconds, name="your function"):
+def time_budget(seconds, name=None):
     """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
 
     def _expired(signum, frame):
-        raise TimeBudgetExceeded(f"{name} ran longer than {seconds:g} s: is there an endless loop?")
+        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
+                                                                    seconds=seconds))
 
     previous = signal.signal(signal.SIGALRM, _expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -234,7 +393,7 @@ class Run:
 
     result = tokens = error = problem = None
     result_type, result_repr = "NoneType", "None"
-    function = "your function"
+    function = TEXT["your_function"]
     events = ()
     inputs_changed = replaced = False
     rebound = ()
@@ -322,7 +481,7 @@ def run_step(function, case, draws=(), picks=()):
 
 def _name(function):
     name = getattr(function, "__name__", None)
-    return name if name in STUDENT_FUNCTIONS else "your function"
+    return name if name in STUDENT_FUNCTIONS else TEXT["your_function"]
 
 
 _REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
@@ -331,31 +490,36 @@ _REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
              "TypeError: " + NO_NUM_SAMPLES)  # Script.multinomial's
 
 
+def refusal(error):
+    """torch.multinomial's refusal ``error`` ("RuntimeError: ..." or its message alone) in the edition's words."""
+    for k, known in enumerate(_REFUSALS):
+        if error in (known, known.split(": ", 1)[1]):
+            return known.split(": ", 1)[0] + ": " + TEXT["refusals"][k] if error == known else TEXT["refusals"][k]
+    return error
+
+
 def _first_problem(run, name, hidden=False):
     """The first thing wrong with the run, or None; ``hidden``: in words of the grader's only (hide())."""
     if run.rebound:
-        return "your code replaced Python builtins (" + ", ".join(run.rebound) + "): remove that"
+        return TEXT["problem"]["rebound"].format(names=", ".join(run.rebound))
     if run.replaced:
-        return "your code replaced torch.rand or torch.multinomial: call them, and leave them alone"
+        return TEXT["problem"]["replaced"]
     if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
-        return f"NotImplementedError: {name} is not written yet; replace the raise line with your code"
+        return TEXT["problem"]["not_written"].format(function=name)
     if run.error == "TypeError: " + NO_NUM_SAMPLES:
-        return (f"torch.multinomial was called without num_samples ({run.error}): torch has no default for it; "
-                "draw one token with torch.multinomial(weights, 1)")
+        return TEXT["problem"]["no_num_samples"].format(error=refusal(run.error))
     refused = run.error in _REFUSALS if hidden else (
         run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error))
     if refused:
-        return (f"torch.multinomial refused what you gave it ({run.error}): pass the weights of one row, "
-                "none negative and not all zero")
+        return TEXT["problem"]["refused"].format(error=refusal(run.error))
     if run.error is not None and hidden:
         return HIDDEN_TEXT["raised"].format(error=run.ename, function=name)
     if run.error is not None:
-        return f"{name} raised {run.error}"
+        return TEXT["problem"]["raised"].format(function=name, error=run.error)
     if run.tokens is None and hidden:
         return HIDDEN_TEXT["not_list"].format(type=run.result_type, function=name)
     if run.tokens is None:
-        return (f"{name} should return a plain Python list of token ids (ints), "
-                f"but it returned a {run.result_type}: {run.result_repr}")
+        return TEXT["problem"]["not_list"].format(function=name, type=run.result_type, result=run.result_repr)
     return None
 
 
@@ -370,27 +534,24 @@ def _fmt(values):
     return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
 
 
-def distribution_problem(values, case, i, what="the correction"):
+def distribution_problem(values, case, i):
     """Why ``values`` (what was passed to torch.multinomial) is not row i's normalised residual, or None."""
     want = residual(case, i)
     if _close(values, want):
         return None
     raw = residual(case, i, normalised=False)
     if _close(values, raw):
-        return (f"{what} was drawn from max(0, p - q) without normalising it: its values sum to {sum(raw):.3g}, "
-                "not 1. Divide the residual by its sum before torch.multinomial")
+        return TEXT["distribution"]["not_normalised"].format(total=f"{sum(raw):.3g}")
     if _close(values, case.row("p", i)):
-        return f"{what} was drawn from p, the target's row: after a rejection, draw from the residual max(0, p - q), normalised"
+        return TEXT["distribution"]["from_p"]
     if _close(values, case.row("q", i)):
-        return f"{what} was drawn from q, the draft's row: draw from the residual max(0, p - q), normalised"
+        return TEXT["distribution"]["from_q"]
     if _close(values, residual(case, i, flip=True)) or _close(values, residual(case, i, False, flip=True)):
-        return f"{what} was drawn from max(0, q - p): the residual is max(0, p - q), target minus draft"
+        return TEXT["distribution"]["flipped"]
     for j in range(case.draft_probs.shape[0]):
         if j != i and (_close(values, residual(case, j)) or _close(values, residual(case, j, normalised=False))):
-            return (f"{what} used row {j}, but the rejection was at position {i}: take the residual of row i, "
-                    "the rejected position")
-    return (f"{what} was drawn from {_fmt(values)}, not from the normalised residual max(0, p - q) of row {i}, "
-            f"{_fmt(want)}")
+            return TEXT["distribution"]["other_row"].format(j=j, i=i)
+    return TEXT["distribution"]["other"].format(values=_fmt(values), i=i, want=_fmt(want))
 
 
 # ------------------------------------------------------------------ the checks
@@ -407,27 +568,24 @@ def correction_problem(run, case, i, draws_before):
     coins = [k for k, c in enumerate(order) if c == "r"]
     multis = run.multinomials
     if not multis:
-        return (f"torch.multinomial was never called: after the rejection at position {i}, sample one correction "
-                "token with torch.multinomial(residual, 1)")
+        return TEXT["correction"]["never_called"].format(i=i)
     if _count(coins) < draws_before:
-        return (f"torch.rand was called {_count(coins)} time(s), but the rejection at position {i} needs "
-                f"{draws_before} coin(s) first (one per p < q position, as in Level 23)")
+        return TEXT["correction"]["too_few_coins"].format(coins=_count(coins), i=i, needed=draws_before)
     rejecting = coins[draws_before - 1]
     if "m" in order[:rejecting]:
-        return ("torch.multinomial was called before the coin that rejected (calls in order: "
-                f"{_calls(order)}): draw the correction only after a rejection")
+        return TEXT["correction"]["before_coin"].format(calls=_calls(order))
     if _count(multis) > 1:
-        return (f"torch.multinomial was called {_count(multis)} times: after a rejection, draw exactly one "
-                "correction token, then stop")
+        return TEXT["correction"]["too_many"].format(count=_count(multis))
     if multis[0][0] != 1:
-        return f"torch.multinomial was asked for {multis[0][0]} samples: one correction token needs num_samples=1"
+        return TEXT["correction"]["samples"].format(n=multis[0][0])
     return distribution_problem(multis[0][1], case, i)
 
 
 def _calls(order):
     if _type(order) is not str:  # an order hide() made not shown
         return f"{order}"
-    return ", ".join("rand" if c == "r" else "multinomial" for c in order) or "none"
+    words = TEXT["calls"]
+    return words["separator"].join(words["rand"] if c == "r" else words["multinomial"] for c in order) or words["none"]
 
 
 def tokens_problem(run, expected):
@@ -435,7 +593,7 @@ def tokens_problem(run, expected):
     if run.problem is not None:
         return run.problem
     if run.tokens != [_int(t) for t in expected]:
-        return f"got {run.tokens}, expected {[_int(t) for t in expected]}"
+        return TEXT["tokens"].format(got=run.tokens, expected=[_int(t) for t in expected])
     return None
 
 
@@ -446,29 +604,29 @@ def bonus_problem(run, case):
     multis = run.multinomials
     k = case.k
     if not multis:
-        return (f"all {k} drafts were accepted but torch.multinomial was never called: sample one bonus token "
-                f"from target_probs[{k}] (row K)")
+        return TEXT["bonus"]["never_called"].format(k=k)
     if "m" in run.order.rstrip("m"):
-        return f"torch.multinomial was called before the last coin (calls in order: {_calls(run.order)})"
+        return TEXT["bonus"]["before_coin"].format(calls=_calls(run.order))
     if _count(multis) > 1:
-        return f"torch.multinomial was called {_count(multis)} times: one bonus token needs exactly one call"
+        return TEXT["bonus"]["too_many"].format(count=_count(multis))
     if multis[0][0] != 1:
-        return f"torch.multinomial was asked for {multis[0][0]} samples: the bonus needs num_samples=1"
+        return TEXT["bonus"]["samples"].format(n=multis[0][0])
     values = multis[0][1]
     if _close(values, case.row("p", k)):
         return None
     if k > 0 and _close(values, case.row("p", k - 1)):
-        return (f"the bonus token was drawn from target_probs[{k - 1}] (row K-1): after K accepted drafts the "
-                f"next token's distribution is target_probs[{k}] (row K)")
+        return TEXT["bonus"]["row_k_minus_1"].format(row=k - 1, k=k)
     if k > 0 and _close(values, case.row("q", k - 1)):
-        return f"the bonus token was drawn from the draft's row: draw it from the target, target_probs[{k}]"
-    return f"the bonus token was drawn from {_fmt(values)}, not from target_probs[{k}] = {_fmt(case.row('p', k))}"
+        return TEXT["bonus"]["from_draft"].format(k=k)
+    return TEXT["bonus"]["other"].format(values=_fmt(values), k=k, want=_fmt(case.row("p", k)))
 
 
 def check(problem, hint=""):
-    """Raise AssertionError with the problem (and ``hint``) when there is one."""
+    """Raise AssertionError with the problem (and the sentence ``hint``, an id in TEXT["hint"]) when there is one."""
     if problem is not None:
-        raise AssertionError(f"{problem}. {hint}".strip() if hint else f"{problem}.")
+        words = TEXT["check"]
+        raise AssertionError(words["problem_hint"].format(problem=problem, hint=TEXT["hint"][hint]) if hint
+                             else words["problem"].format(problem=problem))
 
 
 # ------------------------------------------------------------------ statistics
@@ -487,7 +645,7 @@ def sample_steps(function, case, trials, seed):
             for _ in range(trials):
                 tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
-                    raise AssertionError(f"{_name(function)} should return a plain Python list of token ids")
+                    raise AssertionError(TEXT["problem"]["not_list_short"].format(function=_name(function)))
                 if tokens and 0 <= tokens[0] < case.vocab:
                     counts[tokens[0]] += 1
                 total += _count(tokens)
@@ -543,11 +701,7 @@ MAX_VALUES = 100_000       # values of one input sent back; a larger input (resi
 MAX_TOKENS_OVER = 2        # tokens past the case's K + 1 that are sent (more cannot change a verdict)
 MAX_COUNT = 10_000_000
 _BIG = 2 ** 63
-HIDDEN_TEXT = {
-    "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
-    "not_list": "{function} should return a plain Python list of token ids (ints), but it returned a {type}",
-    "value": "(not shown for hidden checks)",
-}
+HIDDEN_TEXT = TEXT["hidden"]
 SHOWN_TYPES = ("tuple", "Tensor", "generator", "dict", "set", "NoneType", "int", "float", "str", "map", "zip",
                "range", "ndarray", "bool", "list", "filter", "reversed", "list_iterator")
 
@@ -668,7 +822,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.inputs_changed, run.replaced = not all(unchanged), data["replaced"]
     run.rebound = list(data["rebound"])
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
-    run.function = function if function in STUDENT_FUNCTIONS else "your function"
+    run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
     run.problem = _first_problem(run, run.function)
     return run
 
@@ -731,11 +885,9 @@ def call_order_problem(run, coins_before):
         return run.problem
     coins = [k for k, c in enumerate(run.order) if c == "r"]
     if coins_before and _count(coins) < coins_before:
-        return (f"torch.rand was called {_count(coins)} time(s), but this case needs {coins_before} coin(s) "
-                "first, one per p < q position, as in Level 23")
+        return TEXT["order"]["too_few_coins"].format(coins=_count(coins), needed=coins_before)
     if coins_before and "m" in run.order[:coins[coins_before - 1]]:
-        return ("torch.multinomial was called before a coin (calls in order: "
-                f"{_calls(run.order)}): sample the new token only once the coins have decided")
+        return TEXT["order"]["before_coin"].format(calls=_calls(run.order))
     return None
 
 
@@ -745,18 +897,15 @@ def one_new_token_problem(run, accepted):
         return run.problem
     multis = run.multinomials
     if _count(multis) != 1:
-        return (f"torch.multinomial was called {_count(multis)} time(s): a step draws exactly one new token, "
-                "with exactly one call")
+        return TEXT["one_new"]["calls"].format(count=_count(multis))
     if multis[0][0] != 1:
-        return f"torch.multinomial was asked for {multis[0][0]} samples: one new token needs num_samples=1"
+        return TEXT["one_new"]["samples"].format(n=multis[0][0])
     if _count(run.tokens) != accepted + 1:
-        return (f"got {_count(run.tokens)} token(s), {run.tokens}: the accepted prefix here has {accepted}, "
-                "and exactly one new token follows it")
+        return TEXT["one_new"]["count"].format(count=_count(run.tokens), tokens=run.tokens, accepted=accepted)
     return None
 
 
-DRAW_CONTRACT = ("the tests hand one scripted value to each torch.rand(1) call, one per p < q position, in "
-                 "position order, and record each torch.multinomial call")
+DRAW_CONTRACT = TEXT["contract"]["rule"]
 
 
 def contract_problem(run, coins):
@@ -766,12 +915,10 @@ def contract_problem(run, coins):
         return _first_problem(run, run.function)
     shapes = [e[1] for e in run.events if e[0] == "rand" and e[1] != [1]]
     if shapes:
-        return (f"torch.rand was asked for the shape(s) {shapes}: {DRAW_CONTRACT}. Flip one coin at a time, "
-                "torch.rand(1), inside the loop")
+        return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
     calls = sum(1 for e in run.events if e[0] == "rand")
     if calls > coins:
-        return (f"torch.rand was called {calls} times, but this case has {coins} p < q position(s) before the "
-                f"step ends: {DRAW_CONTRACT}. Flip no coin where p >= q (keep the given loop)")
+        return TEXT["contract"]["too_many"].format(calls=calls, coins=coins, rule=DRAW_CONTRACT)
     return None
 
 
@@ -779,24 +926,21 @@ def visible_problem_n1(run):
     """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
     case = visible_case()
     return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
-            or _tokens_said(run, [0, 2], "position 0 is accepted (p >= q) and position 1 rejected, so the "
-                                         "result is token 0, then the correction token torch.multinomial gave (2)"))
+            or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]))
 
 
 def visible_problem_n2(rejected, accepted):
     """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
     case = visible_case(bonus_row=True)
     return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
-            or _tokens_said(rejected, [0, 2], "after the rejection the step returns the prefix [0] and the "
-                                              "correction token 2, and nothing more")
+            or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
             or bonus_problem(accepted, case)
-            or _tokens_said(accepted, [0, 1, 3], "both drafts were accepted (r = 0.1 < 0.4), so the step returns "
-                                                 "[0, 1] and the bonus token torch.multinomial gave (3)"))
+            or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"]))
 
 
 def _tokens_said(run, expected, why):
     if run.tokens != expected:
-        return f"got {run.tokens}, expected {expected}: {why}"
+        return TEXT["tokens_why"].format(got=run.tokens, expected=expected, why=why)
     return None
 
 
@@ -857,7 +1001,7 @@ def run_pair(function, case):
         listed = _as_tokens(tokens)
         steps.append([before, cache.length, _count(listed) if listed is not None else -1])
         if not listed:
-            raise TypeError("verify_drafts should return a non-empty list of token ids")
+            raise TypeError(TEXT["pair"]["empty"])
         return listed
 
     try:
@@ -902,9 +1046,9 @@ def plain_greedy(case):
 def error_problem(run):
     """The student's error, in words of the grader's only when it is a hidden check (hide() keeps the type)."""
     if run.ename == "NotImplementedError":
-        return "NotImplementedError: verify_drafts is not written yet; replace the raise line with your code"
+        return TEXT["pair"]["not_written"]
     if run.error is not None:
-        return f"verify_drafts raised {run.error}"
+        return TEXT["pair"]["raised"].format(error=run.error)
     return None
 
 
@@ -913,15 +1057,12 @@ def calls_problem(run, case):
     if error_problem(run):
         return error_problem(run)
     if any(n == -1 for n in run.calls):
-        return ("verify_drafts called the target without the cache (target(...)): use "
-                "target.forward_cached([last_token] + draft_tokens, cache)")
+        return TEXT["pair"]["no_cache"]
     if _count(run.calls) != _count(run.steps):
-        return (f"verify_drafts made {_count(run.calls)} target calls in {_count(run.steps)} steps: make one call "
-                "per step, on [last_token] + draft_tokens")
+        return TEXT["pair"]["calls"].format(calls=_count(run.calls), steps=_count(run.steps))
     wrong = [n for n in run.calls if n != case.k + 1]
     if wrong:
-        return (f"a target call had {wrong[0]} positions; with K = {case.k} drafts it needs K + 1 = {case.k + 1}: "
-                "[last_token] + draft_tokens")
+        return TEXT["pair"]["positions"].format(n=wrong[0], k=case.k, k1=case.k + 1)
     return None
 
 
@@ -931,8 +1072,7 @@ def cache_problem(run):
         return error_problem(run)
     for before, after, returned in run.steps:
         if after != before + returned:
-            return (f"after a step that returned {returned} tokens the cache held {after - before} new positions, "
-                    f"not {returned}: crop it to start + len(tokens) (last_token and the accepted drafts)")
+            return TEXT["pair"]["cache"].format(returned=returned, new=after - before)
     return None
 
 
@@ -944,8 +1084,7 @@ def greedy_problem(run, case):
     if run.tokens != want:
         got = run.tokens or []
         at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(_count(got), _count(want)))
-        return (f"greedy speculation differs from plain greedy decoding at token {at} of {case.steps}: the cache "
-                "or the rows are off (one call on [last_token] + draft_tokens, then crop to start + len(tokens))")
+        return TEXT["pair"]["greedy"].format(at=at, steps=case.steps)
     return None
 
 

@@ -1,0 +1,628 @@
+"""The zh-CN edition of Level 24 (nbgrader assignment level24_residual_and_bonus_zh).
+
+Everything here is text; the code is the English edition's (grading/build.py writes the edition):
+
+- CELLS: each lesson's markdown cells, by the l10n id in lessons/level24_residual_and_bonus/NN_name.py, as
+  (the hash of the English cell this translates, the translation). When the English cell changes, the
+  build stops and names the cell: translate the change, then put the new hash here.
+- COMMENTS: the comments of the code cells, keyed by the English comment.
+- HELPERS: the TEXT block of each helper module (spec_checks.py, spec_widgets.py, spec_quiz.py), same ids.
+- DIAGNOSES: the diagnosis line of the feedback, by catalogue answer (answers/level24_residual_and_bonus/).
+
+What is the same in every Chinese edition (the words of the shared spec_quiz, the diagnosis line's frame,
+the code stub, "check failed") is taken from Level 23's edition, not copied.
+
+Terms, as in Level 23's edition and the original lesson page: 草稿模型, 目标模型, 目标概率 p, 草稿概率 q,
+接受, 拒绝, 位置 N (0-based), 残差分布 (the normalised max(0, p - q)), 修正 token, 额外（bonus）token,
+形状, 列表, 追加; code identifiers stay as they are. Each Chinese paragraph is one line (a line break
+between two Chinese characters renders as a space).
+"""
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("_i18n_level23_zh", Path(__file__).with_name("level23_speculative_decoding_zh.py"))
+_LEVEL23 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_LEVEL23)
+
+CELLS = {
+    "01_correction_token": {
+        "title": ("962f8c06", """
+# Level 24 · 投机采样 · Notebook 1：为什么它是精确的，以及修正 token
+
+Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。单靠这些，输出**并不**服从目标模型的分布。这里你先用数字算出缺了什么，再把它写出来：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
+
+同一个算法，两个名字。Leviathan 等人 (2023) 把整个方法叫作*投机解码*（speculative decoding），把其中“接受或修正”的规则叫作*投机采样*（speculative sampling）（他们的第 2.3 节）；Chen 等人 (2023) 把整个方法叫作投机采样。Level 23 用的是前一个名字，本关用后一个。Level 23 也提到过，Chen 等人的字母是反过来的：他们的 `p` 是草稿模型，`q` 是目标模型，所以照他们的论文写的代码（`max_fn(q - p)`）算的，就是本课程写作 `max(0, p - q)` 的那个量。
+
+**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+"""),
+        "guess-first": ("1332f7c5", """
+## 🎯 先猜一猜
+"""),
+        "idea": ("f2e582e8", """
+## 今天的核心
+
+**一个 token `x` 被起草之后，以概率 `min(1, p(x)/q(x))` 留下，所以草稿模型提出 `x` *并且*它被留下的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
+"""),
+        "why-exact": ("a1ec70bb", r"""
+## 用数字看它为什么精确
+
+取一个草稿位置，词表只有 4 个 token。目标模型的这一行是 `p`，草稿模型的这一行是 `q`：
+
+| token x | 0 | 1 | 2 | 3 |
+|---|---|---|---|---|
+| p(x)（目标概率）| 0.5 | 0.2 | 0.2 | 0.1 |
+| q(x)（草稿概率）| 0.2 | 0.5 | 0.1 | 0.2 |
+
+1. **接受。** 草稿模型以概率 `q(x)` 提出 `x`，Level 23 以概率 `min(1, p(x)/q(x))` 留下它。所以 token `x` *作为被接受的草稿*输出的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。
+2. **拒绝。** 对所有 token 求和，一个草稿被接受的概率是 `α = Σ min(p, q)`，所以拒绝的概率是 `1 - α`。由于 `p` 的和为 1，`1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`。
+3. **残差分布。** 每个 token 还差的部分是 `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`。把它归一化成一个分布，`residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`，修正 token 就从它里面采样。于是
+
+$$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)) + \max(0, p(x) - q(x)) = p(x).$$
+
+同样的数字，用 torch 算一遍：
+"""),
+        "bars": ("87b7f4f7", """
+每个 token 画两根柱子：左边是接受带来的概率（绿色），上面叠着修正 token 的份额（橙色）；右边是目标概率 `p`（蓝色）。两根一样高。
+"""),
+        "multinomial": ("82cc5c9f", """
+## 用 `torch.multinomial` 采样一个 token
+
+`torch.multinomial(weights, 1)` 按与 `weights` 成正比的概率抽取一个下标，返回形状为 `[1]` 的张量；`.item()` 把它转为 Python int。它也接受和不为 1 的权重，但本课程要求你传入**归一化后**的残差分布：推导里说的就是这个分布，测试也会在 1e-6 以内核对你传入的值。
+"""),
+        "zero-residual": ("4259640d", """
+## 残差全为零时
+
+如果每个 token 都有 `p == q`，`max(0, p - q)` 全为零，归一化就成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
+"""),
+        "never-zero": ("9f1329a1", """
+在精确的算术里，你的代码永远走不到这一步。`torch.rand` 返回的 `r < 1`，而在 `p >= q` 的位置比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。让 `p >= q` 安全的是 `r < 1`，而不是 `r < p/q` 里的严格 `<`：换成 `<=` 也一样安全。所以拒绝要求草稿 token 满足 `p(x) < q(x)`。如果两行的和都恰好是 1，`p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，于是只要发生拒绝，残差分布的总量就一定大于零。
+
+在 float32 下这可能不成立，因为 softmax 的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（比 0.5 大一个 float32 步长）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它被拒绝（大约每 800 万次抽取一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你加保护。生产环境里的采样器是有保护的：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 截断在最小的正浮点数而不是 0，于是全为零的残差变成均匀分布，这个偏差它自己的注释也承认了。
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "problem": ("6815c5e4", """
+## 题目：`verify_and_correct`
+
+循环就是你在 Level 23 写的 `verify_draft`，写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时发生的事（**TODO**）：
+
+1. **第 `i` 行**的残差：`max(0, target_probs[i] - draft_probs[i])`，例如用 `torch.clamp(..., min=0)`；
+2. 把它归一化（除以它的和）；
+3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，以 int 追加到列表，然后停止。
+
+`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，而有一项隐藏检查专门查这个。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 会构造一个新张量，输入保持不变。
+
+每个草稿都被接受时，函数暂时只返回前缀：额外（bonus）token 在 notebook 2 里加上。
+
+如果测试报错：
+- 说修正 token *是从 p 中抽取的*或*是从 q 中抽取的*：应从残差分布中采样，而不是从某个模型的那一行；
+- *没有归一化*：把残差除以它的和；
+- *max(0, q - p)*：残差是目标减草稿，`max(0, p - q)`；
+- *用了第 j 行*：拒绝发生在位置 `i`，所以用第 `i` 行；
+- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，恰好一次。
+"""),
+        "visible-test": ("538abcd4", """
+## 可见测试
+
+用例：词表有 4 个 token，两个草稿 token。位置 0 提出 token 0，`p = 0.4 >= q = 0.3`（不抽随机数直接接受）；位置 1 提出 token 1，用的是上面表格里的两行（`p/q = 0.4`）。`torch.rand` 被替换成返回 `0.7` 的替身（于是拒绝），`torch.multinomial` 被替换成一个记录传入内容并返回 token `2` 的替身。期望：`[0, 2]`，并且在掷硬币之后对 `[0.75, 0, 0.25, 0]` 调用一次 multinomial。
+"""),
+        "real-randomness": ("d31a931f", """
+## 用真实的随机数检验
+
+在表格中只有一个位置的用例上运行你的函数 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；在 notebook 2 里目标模型会多一行，即第 `K` 行，它是最后一个草稿之后那个 token 的分布（额外（bonus）token 就从这里来）。
+
+已知 token 1 *已被起草*，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被起草*并且*被留下的概率。）所以 token 1 应有 40% 的次数被输出，其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：一个正确的函数仅凭运气，得到离 `want` 至少这么远的计数的概率。接近 0 说明函数有错，大于约 0.01 就没有异常。（它是关于计数的概率，不是目标概率 `p`。）
+"""),
+        "not-p": ("5300049f", """
+这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
+"""),
+        "hidden-checks": ("c89ba524", """
+## 隐藏检查
+
+首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+"""),
+    },
+    "02_bonus_and_step": {
+        "title": ("04032fbf", """
+# Level 24 · 投机采样 · Notebook 2：额外（bonus）token、完整的一步，以及它带来的加速
+
+目标模型的一次调用会给全部 `K` 个草稿位置打分，**再多给一个**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀再加恰好一个新 token。
+
+然后你来测量：100,000 步与目标模型分布的对比，以及它带来的加速。
+
+**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+"""),
+        "guess-first": ("1332f7c5", """
+## 🎯 先猜一猜
+"""),
+        "idea": ("942d8089", """
+## 今天的核心
+
+**每一步总以一个来自目标模型的 token 结束：拒绝之后是修正 token，`K` 个全部接受之后是来自第 `K` 行的额外（bonus）token。不会两个都有，也不会一个都没有。**
+
+| 发生了什么 | 新 token | 采样自 |
+|---|---|---|
+| 在位置 `i` 被拒绝 | 修正 token | `max(0, target_probs[i] - draft_probs[i])`，归一化后 |
+| `K` 个全部接受 | 额外（bonus）token | `target_probs[K]` |
+"""),
+        "whole-step": ("2ef60fab", """
+## 完整的一步：`speculative_step`
+
+循环还是你在 Level 23 写的 `verify_draft`。两个 TODO 都要写：
+
+- **TODO 1**（来自 notebook 1）：第一次拒绝时，追加一个从第 `i` 行归一化残差中采样的修正 token，然后 return；
+- **TODO 2**：循环结束之后（每个草稿都被接受），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外（bonus）token 并追加，其中 `K = len(draft_tokens)`。
+
+如果测试报错：
+- 说额外（bonus）token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外（bonus）token 用第 `K` 行；
+- 拒绝之后*被调用了 2 次*：修正 token 之后没有额外（bonus）token（追加修正 token 后立即 return）；
+- 全部接受时*从未被调用*：缺了额外（bonus）token。
+"""),
+        "visible-test": ("0b090419", """
+## 可见测试
+
+还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外（bonus）token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
+"""),
+        "experiment": ("8a578cb6", """
+## 100,000 步：第一个 token 服从目标模型吗？
+
+真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立）。它不遵守你的函数的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且在知道需要哪一行之前，就为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
+
+这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外（bonus）token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
+"""),
+        "experiment-reading": ("799f2f96", """
+投机采样与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“如果方法正确，计数离 `p` 这么远的概率”，它不是目标模型的概率。
+"""),
+        "what-it-buys": ("afe3653d", r"""
+## 它带来了什么
+
+Level 23 对给定的草稿算出了被接受 token 数的期望 `E[accepted] = Σ_i Π_{j≤i} min(1, p_j/q_j)`：位置 `i` 只有在它和它之前的每个位置都通过时才会留下。现在草稿模型是*采样*出它的 token 的。对草稿的选择 `x ~ q` 取平均，其中一个因子变成
+
+$$E_{x \sim q}\left[\min\left(1, \frac{p(x)}{q(x)}\right)\right] = \sum_x q(x) \min\left(1, \frac{p(x)}{q(x)}\right) = \sum_x \min(p(x), q(x)) = \beta,$$
+
+这就是一个前缀的接受率（Leviathan 等人 2023，定义 3.1）。它对所有前缀的平均是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，且相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还要多加一个 token（修正 token 或额外（bonus）token），所以目标模型调用**一次**，一步平均返回
+
+$$E[\text{每次目标模型调用得到的 token 数}] = 1 + \alpha + \alpha^2 + \dots + \alpha^K = \frac{1 - \alpha^{K+1}}{1 - \alpha},$$
+
+这是一个等比数列求和：乘以 `1 - α` 之后，除了 `1` 和 `-α^(K+1)`，其余各项都相互抵消。验证一下：逐项求和、闭式公式，以及上面的模拟（`K = 3`，`α = 0.6`）：
+"""),
+        "draft-cost": ("0030e1f5", r"""
+起草不是免费的。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
+
+$$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
+
+（Leviathan 等人 2023，定理 3.8。）拖动滑块：草稿模型越好（`α` 越大），越值得多起草几个；草稿越贵（`c` 越大），起草就该越少。绿圈标出最佳的 `K`。
+
+两个按钮设置的是论文自己对 T5-XXL（11B）做英译德（EnDe）、以 T5-small 为草稿模型、`K = γ = 7` 时的数字。`α = 0.75` 是贪心解码（温度 0），`α = 0.62` 是标准采样（温度 1）（表 2）。`c = 0.02` 是论文根据性能分析记录对 T5-small 的估计（附录 A.3，表 4）。用这些数，公式预测 3.2× 和 2.3×；论文实测是 3.4× 和 2.6×（表 2）。在两个任务（EnDe 和 CNN/DM）上，T5-small 的 `α` 在 0.53 到 0.75 之间，实测加速比在 2.3× 到 3.4× 之间。
+"""),
+        "tiny-models": ("a6b173c9", """
+## 两个很小的语言模型
+
+上面的公式假设每个位置都以同样的 `α` 独立地被接受。真实的模型并非如此。下面是两个字符级模型，从 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）中瞬间拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
+"""),
+        "tiny-models-reading": ("9e0857fc", """
+生成的文本出自一个三元模型，所以只有一半说得通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值在不同种子之间会波动多少。而且公式的假设在这里并不成立：逐个位置变化的是该前缀的 `β = Σ min(p, q)`（定义 3.1）：空格之后几乎任何字母都可能出现，在常见单词内部两个模型的看法一致。`α` 是它的平均（推论 3.6），而后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+
+这里没有任何计时。打印出的加速比是公式在假设 `c = 0.05` 时给出的；对这两个查表模型来说，草稿模型的代价和目标模型差不多（`c` 约为 1），所以这一对模型根本带不来加速。Notebook 03 会给一对真实的模型计时。
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "hidden-checks": ("d3415a80", """
+## 隐藏检查
+
+首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外（bonus）token；额外（bonus）token 从 `target_probs[K]` 中抽取；拒绝之后没有额外（bonus）token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+"""),
+        "why-return": ("e831bef4", """
+为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外（bonus）token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外（bonus）token，变成两个新 token。`return` 让这一步只以修正 token 结束。
+"""),
+        "markov": ("30af23c3", """
+## 带上下文的完整步骤：前三个 token
+
+现在换成你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步从草稿链中逐个起草 `K = 2` 个 token，取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行是最后一个草稿之后的那一行），调用你的函数，追加它返回的内容；下一步从那里接着走。走够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 个比例与目标链自己的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外（bonus）token 取错了行，或者修正 token 取自第 0 行，在这里都会显出很大的差距。（你的函数以 Python 循环运行，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
+"""),
+        "best-k": ("a438b3e4", """
+不同草稿代价 `c` 下，最佳 `K` 随 `α` 的变化。每条曲线从 `α` 超过 `c` 的地方开始：在那之下，任何 `K` 都不比普通解码快（推论 3.9，以及下面的小测验）。
+"""),
+        "temperature": ("a3b729f8", """
+## 温度与贪心解码
+
+贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机采样不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等人 2023，第 2.2 节，“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这与论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）相符。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
+"""),
+    },
+    "03_real_pair": {
+        "title": ("9f1c9ad4", """
+# Level 24 · 投机采样 · Notebook 3：一对真实的模型，实际计时
+
+Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标模型是一个小的因果 **transformer**（3 层，644,000 个参数，带 KV 缓存），草稿模型是一张**二元（bigram）**表（只根据前一个字符预测下一个字符）。两者都以字符为单位读写，都从 Python 自己的标准库中学习（由 `tiny_lm.py` 训练；权重随课程一起提供，在 `tiny_lm.pt` 中）。
+
+你会看到为什么检查 `K` 个草稿只花大约一次目标模型调用，把一步投机采样接到真实的目标模型上，并在这台机器上与普通生成比较用时。
+
+**本 notebook 共 7 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 4 分。
+"""),
+        "checking-is-free": ("69a8c1dd", """
+## 为什么检查几乎不花代价
+
+生成一个 token 需要调用一次目标模型：它把每个权重读一遍，算出一行。在同一次调用里给它 `K + 1` 个位置，同样只把权重读一遍，却算出 `K + 1` 行。在论文所用的加速器上，只算一个 token 的调用受限于把权重从内存里搬出来，而不是算术，所以多出来的行几乎不花代价。在这台 CPU 上，对这么小的模型，一次调用的大部分时间是它自己的固定开销（Python 和 PyTorch 为每一层准备运算）；效果是一样的。计时看看：在已缓存 64 个位置之后，一个位置与五个位置的对比（各 60 次调用的中位数）。
+"""),
+        "the-price": ("52ff9039", """
+**代价。** 算术上没有免费的东西：每个草稿位置都要由目标模型计算，包括随后被拒绝、被丢掉的那些。Leviathan 等人 2023 算过这笔账（第 3.4 节，定理 3.11）：投机用更多的总计算量换来更少的串行调用。有 `K` 个草稿、每次调用得到 `E` 个 token 时，目标模型每输出一个 token 要计算 `(K + 1) / E` 个位置，而不是一个。
+
+**什么时候不划算。** 只有当一次调用受限于算术以外的东西时，才有空闲的时间可用。已经忙于计算的硬件（一大批请求一起处理，或者算术本身就是瓶颈的机器）要为每一行额外付出代价，被拒绝的位置就成了纯粹的浪费。
+"""),
+        "one-step": ("23555ff3", """
+## 在真实的目标模型上走一步
+
+目标模型维护一个 **KV 缓存**：它见过的每个位置的键和值，所以一次调用只计算新的位置。`cache.length` 是它保存的位置数；`cache.crop(n)` 只保留前 `n` 个。在一步中，缓存保存着 `last_token`（最新的 token，目标模型还没见过）之前的所有位置。
+
+对 `[last_token] + draft_tokens`（`K + 1` 个位置）调用一次，得到 `K + 1` 行 logits：第 `i` 行是目标模型在 `last_token` 和前 `i` 个草稿之后对下一个 token 的分布，所以第 `0..K-1` 行用来检查草稿，第 `K` 行是额外（bonus）token 的那一行。`rows(logits, temperature)` 把它们变成概率。
+
+这里的 `speculative_step` 是课程对 notebook 2 那个函数的参考实现（从 `spec_pair.py` 导入）：你自己的版本在 notebook 2 里，而每个 notebook 在各自的内核中运行。
+
+这一步之后，缓存多了 `K + 1` 个新位置，但只有 `last_token` 和被接受的草稿属于文本：被拒绝的草稿的键和值必须去掉，而这一步的新 token（修正 token 或额外（bonus）token）还不在缓存里。所以要保留 `start + len(tokens)` 个位置，其中 `start` 是调用之前的长度。
+"""),
+        "task": ("06926fec", """
+## 你的任务：`verify_drafts`
+
+**TODO**：调用**一次** `target.forward_cached([last_token] + draft_tokens, cache)`，按 `temperature` 把这些行变成概率，调用 `speculative_step`，把缓存回退到 `start + len(tokens)`，然后返回这些 token。
+
+如果测试报错：
+- 说到*目标模型调用*的次数：每一步调用一次，带上全部 `K + 1` 个位置（不是每个草稿调用一次）；
+- 说在某个 token 处*与普通贪心解码不同*：缓存没有回退（或多留、少留了一个位置），于是后面的行看到了被拒绝的草稿。
+"""),
+        "visible-test": ("37c13fe3", """
+## 可见测试
+
+贪心解码（温度 0：每一行都是在最可能的 token 上的独热分布），所以投机必须给出与目标模型单独生成完全相同的文本。在 `def __init__(self, ` 之后以 `K = 4` 生成 30 个 token：与普通贪心解码的 30 个 token 相同，并且每一步调用一次目标模型，带 5 个位置。
+"""),
+        "faster": ("1217df5f", """
+## 同样的文本，更快吗？
+
+先看贪心：普通生成（每个 token 调用一次）与你的版本（`K = 4`）各生成 120 个 token，用 `time.perf_counter` 计时。
+"""),
+        "sampling": ("7e291521", """
+接下来是采样（温度 1），与 notebook 2 的公式对比。`c` 是一个草稿 token 的用时与一次目标模型调用的用时之比；`α` 是在目标模型自己生成的文本上 `β = Σ min(p, q)` 的平均（Leviathan 等人 2023，定义 3.1 和推论 3.6：`β` 属于一个前缀，`α` 是它的期望）。测得的加速比就是这台机器给出的结果，原样打印。
+"""),
+        "temperature": ("b57ff0a9", """
+## 温度
+
+两个模型在同样的温度下采样（*标准化采样*：两行都是 `softmax(logits / T)`）。在 `T = 0` 时，各行在各自模型最可能的 token 上是独热的，所以两个模型在这个 token 上一致时 `β` 为 1，不一致时为 0。先猜一猜 `α` 在 `T = 1` 和 `T = 0` 之间怎样变化，再在这对模型上测量（每个温度取目标模型自己文本中的 200 个位置；`α` 是这些位置上 `β` 的平均值）：
+"""),
+        "temperature-reading": ("93d7bab8", """
+在这对模型上，从 `T = 1` 降到 `0`，`α` 一路上升：行变尖锐后，概率集中在两个模型都最看好的 token 上，而它们在那里是一致的。`T = 1` 以上它不一定继续下降：`T` 增大时，两行都变平，趋向同一个均匀分布，`α` 又会趋近 1（在这对模型上，`T = 1.5` 测得的值高于 `T = 1`）。`α` 越高，每次调用得到的 token 越多，所以贪心解码比采样更适合投机，和论文自己的数字一致（Leviathan 等人 2023，表 2：以 T5-small 为 T5-XXL 起草、EnDe 任务，`T = 0` 时 `α` = 0.75，`T = 1` 时为 0.62）。
+"""),
+        "check-yourself": ("bd4557ab", """
+## ✅ 巩固一下
+"""),
+        "hidden-checks": ("cd62b6d6", """
+## 隐藏检查
+
+首先是诊断。然后各检查一种行为（每项 1 分），都在这对真实模型上用贪心解码、换别的提示词：每一步调用一次目标模型，带 `K + 1` 个位置；每一步之后缓存恰好保存被保留的 token 的位置；文本与普通贪心解码逐个 token 相同；`K = 0`（没有草稿）时每一步就是一次普通的解码步骤。
+"""),
+    },
+}
+
+COMMENTS = {
+    "for a model this small, a second thread costs more in coordination than it saves": "对这么小的模型，第二个线程在协调上的开销比它省下的还多",
+    "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
+    "Level 23: accept": "Level 23：接受",
+    "one call: K + 1 rows": "一次调用：K + 1 行",
+    "last_token and the accepted drafts stay; rejected ones go": "last_token 和被接受的草稿留下；被拒绝的去掉",
+    "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或“无”）。",
+    "Hidden check: one target call per step, on the cache, over K + 1 positions.": "隐藏检查：每一步在缓存上调用一次目标模型，带 K + 1 个位置。",
+    "Hidden check: after each step the cache grew by exactly the number of tokens the step returned.": "隐藏检查：每一步之后，缓存增加的位置数恰好等于这一步返回的 token 数。",
+    "Hidden check: greedy speculation gives plain greedy decoding's text, token for token.": "隐藏检查：贪心投机给出与普通贪心解码逐个 token 相同的文本。",
+    "Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.": "隐藏检查：K = 0 时每一步是一次只带一个位置的调用，文本仍与普通贪心解码相同。",
+    "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
+        "抽取约定：保留给定的循环。测试把脚本化的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
+    "per p < q position, in position order (none where p >= q, none after the rejection), and":
+        "按位置顺序（p >= q 处不抽，拒绝之后也不抽），并记录每一次 torch.multinomial 调用；",
+    "record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).":
+        "和 torch 一样，它需要 num_samples：(weights, 1)。",
+    "one call, printed twice: as the tensor and as the int": "只调用一次，打印两遍：一次是张量，一次是 int",
+    "TODO: rejected at position i. Sample one correction token from row i's normalised":
+        "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
+    "residual max(0, p - q) with torch.multinomial, append it (as an int), and stop.":
+        "中采样一个修正 token，（以 int）追加到列表，然后停止。",
+    "When your notebook is graded, the grader writes here, in one line, which known mistake your":
+        "批改你的 notebook 时，批改程序会在这里用一行写出：你的函数",
+    "verify_and_correct behaves like (or \"none\").": "（verify_and_correct）的行为像哪一种已知错误（或“无”）。",
+    "speculative_step behaves like (or \"none\").": "（speculative_step）的行为像哪一种已知错误（或“无”）。",
+    "Hidden check: torch.multinomial is not called before the coin that rejects.":
+        "隐藏检查：在决定拒绝的那次掷硬币之前不调用 torch.multinomial。",
+    "Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.":
+        "隐藏检查：一次拒绝恰好增加一个修正 token，来自一次 torch.multinomial 调用。",
+    "Hidden check: the values passed to torch.multinomial are row i's normalised max(0, p - q), to within 1e-6.":
+        "隐藏检查：传给 torch.multinomial 的值是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
+    "Hidden check: a rejection at position 0 gives only the correction token, drawn from row 0's residual.":
+        "隐藏检查：位置 0 被拒绝时只返回修正 token，它从第 0 行的残差分布中抽取。",
+    "Hidden check: the token torch.multinomial returned is appended, as an int, after the accepted prefix.":
+        "隐藏检查：torch.multinomial 返回的 token 以 int 追加在被接受的前缀之后。",
+    "Hidden check: nothing is verified or added after the correction token.":
+        "隐藏检查：修正 token 之后不再验证、也不再追加任何东西。",
+    "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
+        "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外（bonus）token）。",
+    "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
+        "隐藏检查：p >= q 的位置不掷硬币直接接受（Level 23 的规则仍然成立）。",
+    "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
+    "Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.":
+        "隐藏检查：draft_probs、target_probs 和 draft_tokens 保持不变。",
+    "Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.":
+        "隐藏检查：用真实的随机数（固定种子），输出的 token 服从 min(p, q) + P(拒绝) · 残差分布。",
+    "token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]":
+        "token 1 以 p/q = 0.2 被接受；其余 0.8 服从残差分布 [0.75, 0, 0.25, 0]",
+    "TODO 1: the correction token from row i's normalised residual; then return.":
+        "TODO 1：从第 i 行归一化的残差分布中采样修正 token，然后 return。",
+    "TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].":
+        "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外（bonus）token。",
+    "Hidden check: when all K drafts are accepted, one bonus token follows them.":
+        "隐藏检查：K 个草稿全部被接受时，后面跟一个额外（bonus）token。",
+    "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call after every coin.":
+        "隐藏检查：额外（bonus）token 从 target_probs[K] 中抽取，在所有硬币之后调用一次 torch.multinomial。",
+    "Hidden check: after a rejection the correction is the only new token: no bonus.":
+        "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外（bonus）token。",
+    "Hidden check: the correction is drawn from the rejected row's normalised max(0, p - q), to within 1e-6.":
+        "隐藏检查：修正 token 从被拒绝那一行归一化的 max(0, p - q) 中抽取，误差在 1e-6 以内。",
+    "Hidden check: torch.multinomial is called only after the coins have decided.":
+        "隐藏检查：只在硬币都掷完之后才调用 torch.multinomial。",
+    "Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token.":
+        "隐藏检查：无论发生什么，一步都返回被接受的前缀再加恰好一个新 token。",
+    "Hidden check: an empty draft (K = 0) still gives one token, the bonus from target_probs[0].":
+        "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外（bonus）token。",
+    "Hidden check: with the real randomness (fixed seed) and drafts sampled from q, the first token follows p.":
+        "隐藏检查：用真实的随机数（固定种子），草稿从 q 中采样时，第一个 token 服从 p。",
+    "each drafted token, run as often as q drafts it": "每个草稿 token，按 q 起草它的频率运行相应的次数",
+    "Hidden check: with the real randomness (fixed seed), the mean number of tokens per step matches its expectation.":
+        "隐藏检查：用真实的随机数（固定种子），每一步平均得到的 token 数与期望一致。",
+    "each draft accepted with p/q = 0.625": "每个草稿以 p/q = 0.625 被接受",
+}
+
+# What the student finds where a solution was, and above a failed hidden check: as in every Chinese edition.
+CODE_STUB = _LEVEL23.CODE_STUB
+CHECK_FAILED = _LEVEL23.CHECK_FAILED
+
+HELPERS = {
+    "spec_checks": {
+        "lang": "zh",
+        "your_function": "你的函数",
+        "problem": {
+            "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
+            "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+            "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
+            "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
+            "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
+        "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+            "raised": "{function} 抛出了 {error}",
+            "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
+            "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
+        },
+        "refusals": [
+            "prob_dist 必须是一维或二维张量",
+            "概率张量中含有 inf、nan 或负数",
+            "不是合法的多项分布（概率之和 <= 0）",
+            "multinomial() 缺少 1 个必需的位置参数：num_samples",
+        ],
+        "hidden": {
+            "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+            "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
+            "value": "（隐藏检查不显示）",
+        },
+        "calls": {"rand": "rand", "multinomial": "multinomial", "none": "无", "separator": "、"},
+        "distribution": {
+            "not_normalised": "修正 token 是从没有归一化的 max(0, p - q) 中抽取的：这些值的和是 {total}，不是 1。调用 torch.multinomial 之前，先把残差除以它的和",
+            "from_p": "修正 token 是从 p（目标模型的那一行）中抽取的：拒绝之后，应从归一化的残差分布 max(0, p - q) 中抽取",
+            "from_q": "修正 token 是从 q（草稿模型的那一行）中抽取的：应从归一化的残差分布 max(0, p - q) 中抽取",
+            "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，目标减草稿",
+            "other_row": "修正 token 用了第 {j} 行，但拒绝发生在位置 {i}：请取第 i 行（被拒绝的位置）的残差",
+            "other": "修正 token 是从 {values} 中抽取的，而不是从第 {i} 行的归一化残差 max(0, p - q) {want} 中抽取",
+        },
+        "correction": {
+            "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
+            "before_coin": "torch.multinomial 在决定拒绝的那次掷硬币之前被调用（调用顺序：{calls}）：只在拒绝之后抽取修正 token",
+            "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1",
+        },
+        "tokens": "得到 {got}，期望 {expected}",
+        "tokens_why": "得到 {got}，期望 {expected}：{why}",
+        "bonus": {
+            "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外（bonus）token",
+            "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
+            "too_many": "torch.multinomial 被调用了 {count} 次：一个额外（bonus）token 只需要调用一次",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外（bonus）token 需要 num_samples=1",
+            "row_k_minus_1": "额外（bonus）token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
+            "from_draft": "额外（bonus）token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
+            "other": "额外（bonus）token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取",
+        },
+        "order": {
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
+            "before_coin": "torch.multinomial 在某次掷硬币之前被调用（调用顺序：{calls}）：等所有硬币都掷完，再采样新 token",
+        },
+        "one_new": {
+            "calls": "torch.multinomial 被调用了 {count} 次：每一步恰好抽取一个新 token，只调用一次",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个新 token 需要 num_samples=1",
+            "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token",
+        },
+        "check": {"problem_hint": "{problem}。{hint}", "problem": "{problem}。"},
+        "pair": {
+            "empty": "verify_drafts 应当返回一个非空的 token_id 列表",
+            "not_written": "NotImplementedError：verify_drafts 还没有写；把 raise 那一行换成你的代码",
+            "raised": "verify_drafts 抛出了 {error}",
+            "no_cache": "verify_drafts 调用目标模型时没有用缓存（target(...)）：请用 target.forward_cached([last_token] + draft_tokens, cache)",
+            "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
+            "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
+            "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
+            "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+        },
+        "contract": {
+            "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+            "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
+            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。p >= q 的位置不掷硬币（保留给定的循环）",
+        },
+        "visible": {
+            "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
+            "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
+            "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外（bonus）token（3）",
+        },
+        "say": {
+            "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
+            "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
+            "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
+            "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
+            "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
+            "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
+            "n1_inputs_unchanged": "verify_and_correct 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算残差（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
+            "n1_distribution": "输出 token 的分布与正确分布的总变差距离是 {tv:.2f}：拒绝之后，应从被拒绝那一行的归一化残差 max(0, p - q) 中采样。",
+            "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请计算新的张量（不要对输入的行做原地的 -=、/= 或 clamp_）。",
+            "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}：检查修正 token（被拒绝那一行的归一化残差）。",
+            "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}：每一步都是被接受的前缀，再加一个修正 token 或一个额外（bonus）token。",
+        },
+        "hint": {
+            "correction_appended": "追加 torch.multinomial 返回的 token_id（int(...) 或 .item()），不是位置，也不是概率",
+            "stop_after_correction": "修正 token 之后这一步就结束了：追加之后立即 break（或 return）",
+            "correction_only_after_reject": "只在拒绝之后抽取修正 token",
+            "no_coin_where_p_ge_q": "保留 Level 23 的循环：p >= q 的位置不掷硬币",
+            "n1_long_tensor": "draft_tokens 可能是 torch.LongTensor：结果仍然是由 int 组成的列表",
+            "bonus_when_all_accepted": "每个草稿都被接受了：用 torch.multinomial 采样一个额外（bonus）token 并追加",
+            "no_bonus_after_reject": "追加修正 token 之后就 return：只有每个草稿都被接受的那一步才有额外（bonus）token",
+            "empty_draft_bonus": "K = 0 时没有东西要验证：额外（bonus）token 来自 target_probs[0]",
+            "n2_long_tensor": "draft_tokens 可能是 torch.LongTensor：K 是它的长度，结果是由 int 组成的列表",
+        },
+    },
+    # spec_quiz is one helper for every assignment (grading/build.py SHARED_HELPERS): its words too.
+    "spec_quiz": _LEVEL23.HELPERS["spec_quiz"],
+    "spec_widgets": {
+            "lang": "zh",
+            "fonts": ["Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK TC"],
+            "quiz": {
+                "l24_pair_check": {
+                    "question": "在这台 CPU 上，小目标模型对 5 个位置调用一次，和对 1 个位置调用一次用时差不多。对这个模型来说，原因是什么？",
+                    "options": [
+                        "从内存读取权重占了大头，和论文里的加速器一样",
+                        "一次调用的大部分时间是每次调用的固定开销（Python 和 PyTorch 为每个运算做准备），而不是计算本身",
+                        "目标模型跳过了草稿位置",
+                    ],
+                    "why": [
+                        "对这个模型不是这样：它的权重（float32 下 2.6 MB）读取一遍远不到 1 毫秒。内存带宽是加速器上大模型的原因；对这个小模型来说，原因是每次调用的固定开销。",
+                        "正确：上面的计时说明了这一点：一次调用的用时几乎不随位置数增长，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
+                        "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机采样要付出的额外计算（Leviathan 等人 2023，定理 3.11）。",
+                    ],
+                },
+                "l24_guess": {
+                    "question": "草稿模型提出了 token 1（p = 0.2，q = 0.5），掷硬币的结果是拒绝。这一步仍然必须输出一个 token。这个 token 应该从哪里采样？",
+                    "options": [
+                        "从 p，目标模型的那一行",
+                        "从 q，草稿模型的那一行",
+                        "从归一化后的残差分布 max(0, p - q)",
+                    ],
+                    "why": [
+                        "被接受的草稿已经给了每个 token min(p, q) 的概率。拒绝之后再从 p 采样，会在此之上再加 P(拒绝) · p，于是草稿模型给得多的那些 token 概率就偏高了。",
+                        "q 正是刚才对 token 1 给得过多的那个分布。再从它采样，输出会偏向草稿模型，离目标模型更远。",
+                        "被接受的草稿覆盖了每个 token 的 min(p, q)；缺的恰好是 p - min(p, q) = max(0, p - q)，而拒绝发生的概率正好等于它的总和。归一化之后，它把缺口补齐，token 就服从 p。",
+                    ],
+                },
+                "l24_check": {
+                    "question": "p = [0.5, 0.2, 0.2, 0.1]，q = [0.2, 0.5, 0.1, 0.2]。一个草稿 token 被拒绝的概率是多少？",
+                    "options": ["0.4", "0.6", "0.3"],
+                    "why": [
+                        "接受率 α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6，所以 P(拒绝) = 1 - 0.6 = 0.4。它也等于 Σ max(0, p - q) = 0.3 + 0.1。",
+                        "0.6 是 α = Σ min(p, q)，即接受的概率。拒绝的概率是 1 - α = 0.4。",
+                        "0.3 只是 token 0 的 max(0, p - q)。P(拒绝) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4。",
+                    ],
+                },
+                "l24_bonus_guess": {
+                    "question": "K = 3 个草稿全部被接受。target_probs 有 4 行（0..3）。额外（bonus）token 来自哪一行？",
+                    "options": ["target_probs[2]，最后一个草稿位置", "target_probs[3]，第 K 行", "draft_probs[2]"],
+                    "why": [
+                        "第 2 行是目标模型对位置 2 的草稿 token 的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
+                        "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外（bonus）token 随这次调用白得。",
+                        "额外（bonus）token 是目标模型的 token。验证时从不从草稿模型的行里采样。",
+                    ],
+                },
+                "l24_speed_check": {
+                    "question": "α = 0.8，草稿模型不花时间（c = 0），K 越大，加速比会怎样？",
+                    "options": ["无限增长", "增长并趋近 1 / (1 - α) = 5", "K = 1 之后就下降"],
+                    "why": [
+                        "每多一个草稿，只有前面的全部被接受才会被接受，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
+                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时起草要花时间，曲线就有一个最佳的 K。",
+                        "c = 0 时多起草几个不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
+                    ],
+                },
+                "l24_some_k_helps": {
+                    "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机采样比普通解码更快？",
+                    "options": ["有：K 足够大就一定划算", "没有：α < c，这时任何 K 都超不过 1×", "有：K = 1，因为每一步至少输出一个 token"],
+                    "why": [
+                        "每多一个草稿要花 c = 0.3，平均却只多出 α^K 个 token，而且越来越少。这里 K 越大，加速比越低。",
+                        "Leviathan 等人（推论 3.9）证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
+                        "K = 1 时一步平均输出 1 + α = 1.25 个 token，但要花 1 + c = 1.3 次目标模型调用的时间：0.96×，比普通解码还慢。",
+                    ],
+                },
+            },
+            "table_head": ["token x", "p(x)", "q(x)", "接受：min(p, q)", "residual(x)", "P(拒绝) · residual(x)", "合计"],
+            "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
+            "bar_accepted": "被接受的草稿：min(p, q)",
+            "bar_correction": "修正 token：P(拒绝) · residual",
+            "bar_target": "目标概率 p",
+            "bar_token": "token {token}",
+            "probability": "概率",
+            "exactness_title": "投机采样输出每个 token 的概率都是 p",
+            "speculative": "投机采样",
+            "accept_only": "只接受、拒绝即停",
+            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（差距这么大纯属运气的概率，不是目标概率 p）",
+            "best_k_label": "c = {c}",
+            "best_k_paper": "论文：α = {alpha}，γ = {k}",
+            "best_k_xlabel": "α（接受率）",
+            "best_k_ylabel": "最佳 K（1..{k_max}）",
+            "best_k_title": "最佳 K 随 α 的变化；每条曲线从 α > c 处开始",
+            "markov": {
+                "no_token": "{function} 没有返回任何 token：每一步至少要返回一个新 token",
+                "outside": "{function} 返回了 0..{last} 范围之外的 token_id：{seq}",
+                "skipped": "批改你的 notebook 时跳过（这个实验不计分）。",
+                "head": "{runs} 次运行的前 {length} 个 token（K = {k}），27 种序列与目标链对比：",
+                "gap": "差距最大的是 {seq}：它出现的比例是 {share}，目标链给它的概率是 {want}",
+            },
+            "first_emitted": "输出的第一个 token",
+            "share_of_runs": "占 {n} 次运行的比例",
+            "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
+            "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
+            "headline": ["英译德，t = 0（贪心）：α = 0.75", "英译德，t = 1（采样）：α = 0.62"],
+            "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
+            "generation": [
+                "α（目标模型检查过的位置上 β = Σ min(p, q) 的平均值）= {alpha}；计数得到的接受率 = {acceptance}",
+                "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
+                "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1",
+            ],
+            "alpha_axes": ["温度 T（两个模型相同）", "测得的 α", "真实模型对：α 随 T 的变化"],
+            "pair_report": [
+                "测得 c = {c}（一个草稿 token / 一次目标模型调用），T = {temperature} 时 α = {alpha}，K = {k}",
+                "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}x",
+                "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通 {plain} 秒，投机 {fast} 秒：加速比 {speedup}x",
+                "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
+            ],
+            "say": {
+                "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} x {columns} 的二元（bigram）表",
+                "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
+                "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
+                "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
+                "not_timed_short": "批改时不计时。",
+                "same_tokens": "逐个 token 相同：{same}",
+                "plain_vs_fast": "普通：{plain:.3f} 秒，{plain_calls} 次调用；投机：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
+                "not_measured": "批改时不测量。",
+                "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
+                "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
+                "one_draw": "抽取一次：{tensor} -> {item}",
+                "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
+                "all_zeros": "全为零",
+                "refused": "{name}：RuntimeError：{error}",
+                "emitted_shares": "输出 token 的比例：{shares}   期望：{want}",
+                "steps_in": "100,000 步用时 {seconds:.2f} 秒",
+                "float32_rows": "q[1] = {q1}   p/q = {ratio}   残差 max(0, p - q) = {residual}",
+                "formula_and_simulation": "α = {alpha:.2f}，K = {k}：每次目标模型调用得到的 token 数，1 + α + ... + α^K = {term_by_term:.4f}，闭式公式 {formula:.4f}，模拟 {simulation:.4f}",
+            },
+    },
+}
+
+# The diagnosis line: Level 24 is diagnosed by rules, each with its sentence in both languages in one table
+# (grading/rules.py SENTENCES), so this edition has no DIAGNOSES of its own.

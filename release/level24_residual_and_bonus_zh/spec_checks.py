@@ -1,0 +1,1102 @@
+"""Test helpers for the Level 24 notebooks: scripted torch.rand and torch.multinomial, one checked call.
+
+The visible tests use these helpers, and so do the hidden ones, so read them
+freely: they hold no answers. Every case lives in the notebooks.
+
+    case = Case(draft_rows, target_rows, draft_tokens)   # full probability rows, [K, V] and [K(+1), V]
+    run = run_step(speculative_step, case, draws=[0.5], picks=[3])
+    run.tokens        # the result as a list of ints (None if it was not a list of ids)
+    run.events        # every torch.rand and torch.multinomial call, in order
+    run.multinomials  # [(num_samples, [the values passed])] for each torch.multinomial call
+    run.problem       # None, or one sentence that says what went wrong
+
+``run_step`` replaces ``torch.rand`` (scripted draws, like Level 23) and
+``torch.multinomial`` (and the tensor method ``.multinomial``) for the length of
+one call. The stand-in multinomial records the values it is given and hands out
+the scripted token ids in ``picks``; it refuses what the real one refuses
+(negative, nan or all-zero weights) with the same error. Nothing raises inside
+your code on our account: the record is read after the call returns.
+"""
+
+import builtins
+import contextlib
+import math
+import random
+import signal
+import threading
+
+import torch
+
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# This edition's text, written by `python -m grading.build` from lessons/i18n/level24_residual_and_bonus_zh.py: edit it there.
+TEXT = {
+    "lang": "zh",
+    "your_function": "你的函数",
+    "problem": {
+        "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
+        "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+        "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
+        "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
+        "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
+        "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+        "raised": "{function} 抛出了 {error}",
+        "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
+        "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表"
+    },
+    "refusals": [
+        "prob_dist 必须是一维或二维张量",
+        "概率张量中含有 inf、nan 或负数",
+        "不是合法的多项分布（概率之和 <= 0）",
+        "multinomial() 缺少 1 个必需的位置参数：num_samples"
+    ],
+    "hidden": {
+        "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+        "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
+        "value": "（隐藏检查不显示）"
+    },
+    "calls": {
+        "rand": "rand",
+        "multinomial": "multinomial",
+        "none": "无",
+        "separator": "、"
+    },
+    "distribution": {
+        "not_normalised": "修正 token 是从没有归一化的 max(0, p - q) 中抽取的：这些值的和是 {total}，不是 1。调用 torch.multinomial 之前，先把残差除以它的和",
+        "from_p": "修正 token 是从 p（目标模型的那一行）中抽取的：拒绝之后，应从归一化的残差分布 max(0, p - q) 中抽取",
+        "from_q": "修正 token 是从 q（草稿模型的那一行）中抽取的：应从归一化的残差分布 max(0, p - q) 中抽取",
+        "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，目标减草稿",
+        "other_row": "修正 token 用了第 {j} 行，但拒绝发生在位置 {i}：请取第 i 行（被拒绝的位置）的残差",
+        "other": "修正 token 是从 {values} 中抽取的，而不是从第 {i} 行的归一化残差 max(0, p - q) {want} 中抽取"
+    },
+    "correction": {
+        "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
+        "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
+        "before_coin": "torch.multinomial 在决定拒绝的那次掷硬币之前被调用（调用顺序：{calls}）：只在拒绝之后抽取修正 token",
+        "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
+        "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1"
+    },
+    "tokens": "得到 {got}，期望 {expected}",
+    "tokens_why": "得到 {got}，期望 {expected}：{why}",
+    "bonus": {
+        "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外（bonus）token",
+        "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
+        "too_many": "torch.multinomial 被调用了 {count} 次：一个额外（bonus）token 只需要调用一次",
+        "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外（bonus）token 需要 num_samples=1",
+        "row_k_minus_1": "额外（bonus）token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
+        "from_draft": "额外（bonus）token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
+        "other": "额外（bonus）token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取"
+    },
+    "order": {
+        "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
+        "before_coin": "torch.multinomial 在某次掷硬币之前被调用（调用顺序：{calls}）：等所有硬币都掷完，再采样新 token"
+    },
+    "one_new": {
+        "calls": "torch.multinomial 被调用了 {count} 次：每一步恰好抽取一个新 token，只调用一次",
+        "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个新 token 需要 num_samples=1",
+        "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token"
+    },
+    "check": {
+        "problem_hint": "{problem}。{hint}",
+        "problem": "{problem}。"
+    },
+    "pair": {
+        "empty": "verify_drafts 应当返回一个非空的 token_id 列表",
+        "not_written": "NotImplementedError：verify_drafts 还没有写；把 raise 那一行换成你的代码",
+        "raised": "verify_drafts 抛出了 {error}",
+        "no_cache": "verify_drafts 调用目标模型时没有用缓存（target(...)）：请用 target.forward_cached([last_token] + draft_tokens, cache)",
+        "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
+        "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
+        "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
+        "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+    },
+    "contract": {
+        "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+        "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
+        "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。p >= q 的位置不掷硬币（保留给定的循环）"
+    },
+    "visible": {
+        "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
+        "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
+        "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外（bonus）token（3）"
+    },
+    "say": {
+        "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
+        "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
+        "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
+        "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
+        "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
+        "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
+        "n1_inputs_unchanged": "verify_and_correct 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算残差（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
+        "n1_distribution": "输出 token 的分布与正确分布的总变差距离是 {tv:.2f}：拒绝之后，应从被拒绝那一行的归一化残差 max(0, p - q) 中采样。",
+        "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请计算新的张量（不要对输入的行做原地的 -=、/= 或 clamp_）。",
+        "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}：检查修正 token（被拒绝那一行的归一化残差）。",
+        "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}：每一步都是被接受的前缀，再加一个修正 token 或一个额外（bonus）token。"
+    },
+    "hint": {
+        "correction_appended": "追加 torch.multinomial 返回的 token_id（int(...) 或 .item()），不是位置，也不是概率",
+        "stop_after_correction": "修正 token 之后这一步就结束了：追加之后立即 break（或 return）",
+        "correction_only_after_reject": "只在拒绝之后抽取修正 token",
+        "no_coin_where_p_ge_q": "保留 Level 23 的循环：p >= q 的位置不掷硬币",
+        "n1_long_tensor": "draft_tokens 可能是 torch.LongTensor：结果仍然是由 int 组成的列表",
+        "bonus_when_all_accepted": "每个草稿都被接受了：用 torch.multinomial 采样一个额外（bonus）token 并追加",
+        "no_bonus_after_reject": "追加修正 token 之后就 return：只有每个草稿都被接受的那一步才有额外（bonus）token",
+        "empty_draft_bonus": "K = 0 时没有东西要验证：额外（bonus）token 来自 target_probs[0]",
+        "n2_long_tensor": "draft_tokens 可能是 torch.LongTensor：K 是它的长度，结果是由 int 组成的列表"
+    }
+}
+# ---------------------------------------------------------------- text: END TEXT
+
+
+def say(key, **blanks):
+    """The edition's sentence ``key`` (from TEXT["say"] or TEXT["hint"]), with its blanks filled in."""
+    table = TEXT["say"] if key in TEXT["say"] else TEXT["hint"]
+    return table[key].format(**blanks)
+
+
+_type = (0).__class__.__class__   # type
+_list = [].__class__              # list
+_int = (0).__class__              # int
+_float = (0.0).__class__          # float
+# Functions the student writes, and the helpers that call one of them. When grading, the
+# checks run in the grader's own process and these helpers call the student's function
+# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+STUDENT_FUNCTIONS = ("verify_and_correct", "speculative_step")
+REMOTE_HELPERS = ("run_step", "sample_steps")
+TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/diagnosis.py)
+_equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
+_real_rand, _real_multinomial, _real_method = torch.rand, torch.multinomial, torch.Tensor.multinomial
+_OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+_OVERFLOW_PICK = 0      # token id handed out past the script
+CALL_BUDGET_SECONDS = 1.0
+SAMPLE_BUDGET_SECONDS = 8.0  # for a few thousand calls (about 0.3 ms each), inside the 10 s limit of a check
+DIGITS = 7              # values passed to torch.multinomial are reported to 7 decimals (checks use 1e-6)
+TOLERANCE = 1e-6
+
+
+class TimeBudgetExceeded(Exception):
+    """The function ran longer than its budget (probably an endless loop)."""
+
+
+@contextlib.contextmanager
+def seeded(seed):
+    """Seed torch, random and numpy for a block, then put their states back."""
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    saved = torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if numpy:
+        numpy.random.seed(seed)
+    try:
+        yield
+    finally:
+        torch.set_rng_state(saved[0])
+        random.setstate(saved[1])
+        if numpy:
+            numpy.random.set_state(saved[2])
+
+
+@contextlib.contextmanager
+def time_budget(seconds, name=None):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def _expired(signum, frame):
+        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
+                                                                    seconds=seconds))
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_BUILTIN_FUNCTION = _type([].append)
+_NAMES_USED_HERE = ("tuple", "float", "round", "any", "all", "zip", "enumerate", "repr", "max", "range", "bool",
+                    "getattr", "TypeError", "BaseException", "RuntimeError")
+
+
+def _rebound_builtins():
+    """Names of builtins this module uses that no longer hold Python's own objects."""
+    table = builtins.__dict__
+    bad = []
+    for name in _NAMES_USED_HERE:
+        obj = table.get(name)
+        genuine = _type(obj) is _BUILTIN_FUNCTION or (_type(obj) is _type and obj.__module__ == "builtins")
+        if not genuine:
+            bad.append(name)
+    return bad
+
+
+def _count(items):
+    return items.__len__()
+
+
+# ------------------------------------------------------------------ cases
+
+class Case:
+    """One test input: full probability rows of both models and the drafted tokens.
+
+    ``draft_rows`` has K rows (the draft's distribution at each drafted position),
+    ``target_rows`` has K rows (notebook 01) or K + 1 rows (notebook 02: the last one is
+    the target's distribution after all K drafts), each over the same V tokens.
+    ``tokens_as="tensor"`` passes the token ids as a ``torch.LongTensor``.
+    """
+
+    def __init__(self, draft_rows, target_rows, draft_tokens, tokens_as="list"):
+        draft_rows = [[_float(x) for x in row] for row in draft_rows]
+        target_rows = [[_float(x) for x in row] for row in target_rows]
+        self.wire = [draft_rows, target_rows, [_int(t) for t in draft_tokens], tokens_as]
+        vocab = _count(target_rows[0])
+        self.vocab = vocab
+        self.draft_probs = torch.tensor(draft_rows, dtype=torch.float32).reshape(_count(draft_rows), vocab)
+        self.target_probs = torch.tensor(target_rows, dtype=torch.float32).reshape(_count(target_rows), vocab)
+        ids = [_int(t) for t in draft_tokens]
+        self.ids = ids
+        self.draft_tokens = torch.tensor(ids, dtype=torch.long) if tokens_as == "tensor" else ids
+
+    @property
+    def k(self):
+        return _count(self.ids)
+
+    def p_over_q(self, i):
+        token_id = self.ids[i]
+        return self.target_probs[i, token_id].item() / self.draft_probs[i, token_id].item()
+
+    def row(self, which, i):
+        """Row ``i`` of the target ("p") or draft ("q") as float64 values."""
+        probs = self.target_probs if which == "p" else self.draft_probs
+        return [_float(x) for x in probs[i].double()]
+
+
+def residual(case, i, normalised=True, flip=False):
+    """max(0, p - q) at row i (``flip``: max(0, q - p)), normalised to sum 1 unless told not to."""
+    p, q = case.row("p", i), case.row("q", i)
+    values = [max(0.0, (b - a) if flip else (a - b)) for a, b in zip(p, q)]
+    total = sum(values)
+    if normalised and total > 0:
+        values = [v / total for v in values]
+    return values
+
+
+def acceptance_rate(case, i=0):
+    """alpha at row i: sum over tokens of min(p, q)."""
+    return sum(min(a, b) for a, b in zip(case.row("p", i), case.row("q", i)))
+
+
+def lesson_case():
+    """The lesson's small example: a vocabulary of 4 tokens, one drafted position (token 1)."""
+    return Case([LESSON_Q], [LESSON_P], [1])
+
+
+LESSON_P = [0.5, 0.2, 0.2, 0.1]   # the target's row p over tokens 0..3
+LESSON_Q = [0.2, 0.5, 0.1, 0.2]   # the draft's row q
+
+
+# ------------------------------------------------------------------ scripted randomness
+
+_MISSING = object()
+NO_NUM_SAMPLES = 'multinomial() missing 1 required positional arguments: "num_samples"'  # torch's own TypeError
+
+class Script:
+    """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
+
+    def __init__(self, draws=(), picks=()):
+        self.draws = [_float(d) for d in draws]
+        self.picks = [_int(t) for t in picks]
+        self.events = []       # ["rand", shape] or ["multinomial", num_samples, values]
+        self.rand_calls = self.pick_calls = 0
+
+    def rand(self, *size, **kwargs):
+        shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
+        try:
+            shape = tuple(_int(n) for n in shape)
+        except TypeError:
+            shape = ()
+        self.events.append(["rand", [n for n in shape]])
+        value = self.draws[self.rand_calls] if self.rand_calls < _count(self.draws) else _OVERFLOW_DRAW
+        self.rand_calls += 1
+        if shape == (1,) or any(n < 1 for n in shape) or not shape:
+            return torch.tensor([value], dtype=torch.float64)
+        return torch.full(shape, value, dtype=torch.float64)
+
+    def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None):
+        if num_samples is _MISSING:  # as torch: num_samples has no default
+            raise TypeError(NO_NUM_SAMPLES)
+        weights = input.detach().double()
+        if weights.dim() not in (1, 2):
+            raise RuntimeError("prob_dist must be 1 or 2 dim")
+        n = _int(num_samples)
+        rows = weights if weights.dim() == 2 else weights.reshape(1, -1)
+        values = [round(_float(x), DIGITS) for x in rows.reshape(-1)]
+        self.events.append(["multinomial", n, values])
+        if not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((rows.sum(dim=1) <= 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        chosen = []
+        for _ in range(rows.shape[0] * max(n, 0)):
+            chosen.append(self.picks[self.pick_calls] if self.pick_calls < _count(self.picks) else _OVERFLOW_PICK)
+            self.pick_calls += 1
+        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], max(n, 0))
+        return result if weights.dim() == 2 else result.reshape(-1)
+
+    def method(self):
+        script = self
+
+        def multinomial(tensor, num_samples=_MISSING, replacement=False, *, generator=None):
+            return script.multinomial(tensor, num_samples, replacement)
+        return multinomial
+
+
+class Run:
+    """What one call of the student's function did."""
+
+    result = tokens = error = problem = None
+    result_type, result_repr = "NoneType", "None"
+    function = TEXT["your_function"]
+    events = ()
+    inputs_changed = replaced = False
+    rebound = ()
+    exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
+    after = ()                # the inputs after the call (in the kernel)
+    k = 0                     # the case's number of drafted positions
+    shown = None              # set by hide(): counts and the call order are then shown only when small
+
+    def _said(self, value, size):
+        return value if self.shown is None else self.shown(value, size <= self.k + 2)
+
+    @property
+    def multinomials(self):
+        return [(e[1], e[2]) for e in self.events if e[0] == "multinomial"]
+
+    @property
+    def rand_calls(self):
+        calls = sum(1 for e in self.events if e[0] == "rand")
+        return self._said(calls, calls)
+
+    @property
+    def order(self):
+        """The calls as a string: r for torch.rand, m for torch.multinomial (e.g. 'rrm')."""
+        order = "".join("r" if e[0] == "rand" else "m" for e in self.events)
+        return self._said(order, _count(order))
+
+    def __repr__(self):
+        return f"Run(tokens={self.tokens!r}, order={self.order!r}, problem={self.problem!r})"
+
+
+def _as_tokens(result):
+    """The result as a list of Python ints, or None when it is not a plain list of ids."""
+    if _type(result) is not _list:
+        return None
+    tokens = []
+    for item in result:
+        if _type(item) is _int:
+            tokens.append(item)
+        elif torch.is_tensor(item) and item.numel() == 1 and not item.is_floating_point():
+            tokens.append(_int(item.item()))
+        else:
+            return None
+    return tokens
+
+
+def _snapshot(case):
+    tokens = case.draft_tokens
+    return (case.draft_probs.clone(), case.target_probs.clone(),
+            tokens.clone() if _is_tensor(tokens) else _list(tokens))
+
+
+def _same(a, b):
+    if _is_tensor(a):
+        return _is_tensor(b) and a.shape == b.shape and a.dtype == b.dtype and _equal(a, b)
+    return _type(b) is _list and a == b
+
+
+def run_step(function, case, draws=(), picks=()):
+    """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
+    run = Run()
+    run.function, run.k = _name(function), case.k
+    before = _snapshot(case)
+    script = Script(draws, picks)
+    fakes = (script.rand, script.multinomial, script.method())
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
+    try:
+        with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(2400):
+            run.result = function(case.draft_probs, case.target_probs, case.draft_tokens)
+    except BaseException as exc:  # the student's error is what we report
+        run.exception, run.ename = exc, _type(exc).__name__
+        run.error = f"{run.ename}: {exc}"
+    finally:
+        now = (torch.rand, torch.multinomial, torch.Tensor.multinomial)
+        run.replaced = not all(a is b for a, b in zip(now, fakes))
+        torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    run.events = script.events
+    run.tokens = _as_tokens(run.result)
+    run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
+    run.after = (case.draft_probs, case.target_probs, case.draft_tokens)
+    run.inputs_changed = not all(_same(b, a) for b, a in zip(before, run.after))
+    run.rebound = _rebound_builtins()
+    run.problem = _first_problem(run, run.function)
+    return run
+
+
+def _name(function):
+    name = getattr(function, "__name__", None)
+    return name if name in STUDENT_FUNCTIONS else TEXT["your_function"]
+
+
+_REFUSALS = ("RuntimeError: prob_dist must be 1 or 2 dim",
+             "RuntimeError: probability tensor contains either `inf`, `nan` or element < 0",
+             "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)",
+             "TypeError: " + NO_NUM_SAMPLES)  # Script.multinomial's
+
+
+def refusal(error):
+    """torch.multinomial's refusal ``error`` ("RuntimeError: ..." or its message alone) in the edition's words."""
+    for k, known in enumerate(_REFUSALS):
+        if error in (known, known.split(": ", 1)[1]):
+            return known.split(": ", 1)[0] + ": " + TEXT["refusals"][k] if error == known else TEXT["refusals"][k]
+    return error
+
+
+def _first_problem(run, name, hidden=False):
+    """The first thing wrong with the run, or None; ``hidden``: in words of the grader's only (hide())."""
+    if run.rebound:
+        return TEXT["problem"]["rebound"].format(names=", ".join(run.rebound))
+    if run.replaced:
+        return TEXT["problem"]["replaced"]
+    if run.error is not None and run.error.split(":")[0] == "NotImplementedError":
+        return TEXT["problem"]["not_written"].format(function=name)
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return TEXT["problem"]["no_num_samples"].format(error=refusal(run.error))
+    refused = run.error in _REFUSALS if hidden else (
+        run.error is not None and ("multinomial" in run.error or "probability tensor" in run.error))
+    if refused:
+        return TEXT["problem"]["refused"].format(error=refusal(run.error))
+    if run.error is not None and hidden:
+        return HIDDEN_TEXT["raised"].format(error=run.ename, function=name)
+    if run.error is not None:
+        return TEXT["problem"]["raised"].format(function=name, error=run.error)
+    if run.tokens is None and hidden:
+        return HIDDEN_TEXT["not_list"].format(type=run.result_type, function=name)
+    if run.tokens is None:
+        return TEXT["problem"]["not_list"].format(function=name, type=run.result_type, result=run.result_repr)
+    return None
+
+
+def _close(values, expected, tol=TOLERANCE):
+    return (_count(values) == _count(expected)
+            and all(math.isfinite(a) and abs(a - b) <= tol for a, b in zip(values, expected)))
+
+
+def _fmt(values):
+    if not all(_type(v) in (_float, _int) for v in values):  # values hide() made not shown
+        return HIDDEN_TEXT["value"]
+    return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
+
+
+def distribution_problem(values, case, i):
+    """Why ``values`` (what was passed to torch.multinomial) is not row i's normalised residual, or None."""
+    want = residual(case, i)
+    if _close(values, want):
+        return None
+    raw = residual(case, i, normalised=False)
+    if _close(values, raw):
+        return TEXT["distribution"]["not_normalised"].format(total=f"{sum(raw):.3g}")
+    if _close(values, case.row("p", i)):
+        return TEXT["distribution"]["from_p"]
+    if _close(values, case.row("q", i)):
+        return TEXT["distribution"]["from_q"]
+    if _close(values, residual(case, i, flip=True)) or _close(values, residual(case, i, False, flip=True)):
+        return TEXT["distribution"]["flipped"]
+    for j in range(case.draft_probs.shape[0]):
+        if j != i and (_close(values, residual(case, j)) or _close(values, residual(case, j, normalised=False))):
+            return TEXT["distribution"]["other_row"].format(j=j, i=i)
+    return TEXT["distribution"]["other"].format(values=_fmt(values), i=i, want=_fmt(want))
+
+
+# ------------------------------------------------------------------ the checks
+
+def correction_problem(run, case, i, draws_before):
+    """The correction after a rejection at position i, which used the coin number ``draws_before``.
+
+    Checks, in order: no torch.multinomial call before that coin, exactly one after it, with
+    num_samples=1 and row i's normalised residual; None when all hold.
+    """
+    if run.problem is not None:
+        return run.problem
+    order = run.order
+    coins = [k for k, c in enumerate(order) if c == "r"]
+    multis = run.multinomials
+    if not multis:
+        return TEXT["correction"]["never_called"].format(i=i)
+    if _count(coins) < draws_before:
+        return TEXT["correction"]["too_few_coins"].format(coins=_count(coins), i=i, needed=draws_before)
+    rejecting = coins[draws_before - 1]
+    if "m" in order[:rejecting]:
+        return TEXT["correction"]["before_coin"].format(calls=_calls(order))
+    if _count(multis) > 1:
+        return TEXT["correction"]["too_many"].format(count=_count(multis))
+    if multis[0][0] != 1:
+        return TEXT["correction"]["samples"].format(n=multis[0][0])
+    return distribution_problem(multis[0][1], case, i)
+
+
+def _calls(order):
+    if _type(order) is not str:  # an order hide() made not shown
+        return f"{order}"
+    words = TEXT["calls"]
+    return words["separator"].join(words["rand"] if c == "r" else words["multinomial"] for c in order) or words["none"]
+
+
+def tokens_problem(run, expected):
+    """The returned tokens against ``expected``; None when they match."""
+    if run.problem is not None:
+        return run.problem
+    if run.tokens != [_int(t) for t in expected]:
+        return TEXT["tokens"].format(got=run.tokens, expected=[_int(t) for t in expected])
+    return None
+
+
+def bonus_problem(run, case):
+    """All K drafts accepted: exactly one torch.multinomial call, after every coin, on the target's row K."""
+    if run.problem is not None:
+        return run.problem
+    multis = run.multinomials
+    k = case.k
+    if not multis:
+        return TEXT["bonus"]["never_called"].format(k=k)
+    if "m" in run.order.rstrip("m"):
+        return TEXT["bonus"]["before_coin"].format(calls=_calls(run.order))
+    if _count(multis) > 1:
+        return TEXT["bonus"]["too_many"].format(count=_count(multis))
+    if multis[0][0] != 1:
+        return TEXT["bonus"]["samples"].format(n=multis[0][0])
+    values = multis[0][1]
+    if _close(values, case.row("p", k)):
+        return None
+    if k > 0 and _close(values, case.row("p", k - 1)):
+        return TEXT["bonus"]["row_k_minus_1"].format(row=k - 1, k=k)
+    if k > 0 and _close(values, case.row("q", k - 1)):
+        return TEXT["bonus"]["from_draft"].format(k=k)
+    return TEXT["bonus"]["other"].format(values=_fmt(values), k=k, want=_fmt(case.row("p", k)))
+
+
+def check(problem, hint=""):
+    """Raise AssertionError with the problem (and the sentence ``hint``, an id in TEXT["hint"]) when there is one."""
+    if problem is not None:
+        words = TEXT["check"]
+        raise AssertionError(words["problem_hint"].format(problem=problem, hint=TEXT["hint"][hint]) if hint
+                             else words["problem"].format(problem=problem))
+
+
+# ------------------------------------------------------------------ statistics
+
+def sample_steps(function, case, trials, seed):
+    """Run ``case`` ``trials`` times with the real torch.rand and torch.multinomial under a fixed seed.
+
+    Returns (counts of the first emitted token per token id, mean number of tokens returned).
+    The same seed gives the same draws, so the same code gets the same grade.
+    """
+    counts = [0] * case.vocab
+    total = 0
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    try:
+        with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, _name(function)):
+            for _ in range(trials):
+                tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
+                if tokens is None:
+                    raise AssertionError(TEXT["problem"]["not_list_short"].format(function=_name(function)))
+                if tokens and 0 <= tokens[0] < case.vocab:
+                    counts[tokens[0]] += 1
+                total += _count(tokens)
+    finally:
+        torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    return counts, total / trials
+
+
+def tv_distance(counts, probs):
+    """Total-variation distance between the empirical distribution of ``counts`` and ``probs``."""
+    n = sum(counts)
+    return 0.5 * sum(abs(c / n - p) for c, p in zip(counts, probs)) if n else 1.0
+
+
+def chi_square(counts, probs):
+    """(statistic, p-value) of Pearson's chi-square test of ``counts`` against ``probs``.
+
+    Tokens with probability 0 must have count 0 (else the p-value is 0) and add no degree of freedom.
+    """
+    n = sum(counts)
+    stat, cells = 0.0, 0
+    for c, p in zip(counts, probs):
+        if p <= 0:
+            if c:
+                return math.inf, 0.0
+            continue
+        stat += (c - n * p) ** 2 / (n * p)
+        cells += 1
+    dof = max(cells - 1, 1)
+    p_value = torch.special.gammaincc(torch.tensor(dof / 2, dtype=torch.float64),
+                                      torch.tensor(stat / 2, dtype=torch.float64)).item()
+    return stat, p_value
+
+
+def expected_tokens_per_call(alpha, k):
+    """(1 - alpha^(K+1)) / (1 - alpha): tokens per target call when every position accepts with alpha."""
+    return k + 1.0 if alpha >= 1 else (1 - alpha ** (k + 1)) / (1 - alpha)
+
+
+def expected_speedup(alpha, k, c):
+    """(1 - alpha^(K+1)) / ((1 - alpha)(K c + 1)): the speed-up when one draft call costs c target calls."""
+    return expected_tokens_per_call(alpha, k) / (k * c + 1)
+
+
+# ------------------------------------------------------------------ wire format
+# The grader sends a Case and the script to the student's kernel, and reads back a Run
+# as plain JSON data. The kernel never holds the expected answers or the checks.
+
+MAX_EVENTS = 1000          # calls of torch.rand and torch.multinomial sent (the first ones)
+MAX_EVENT_VALUES = 10_000  # values sent of one torch.multinomial call
+MAX_DIMS = 8
+MAX_VALUES = 100_000       # values of one input sent back; a larger input (resize_) counts as changed
+MAX_TOKENS_OVER = 2        # tokens past the case's K + 1 that are sent (more cannot change a verdict)
+MAX_COUNT = 10_000_000
+_BIG = 2 ** 63
+HIDDEN_TEXT = TEXT["hidden"]
+SHOWN_TYPES = ("tuple", "Tensor", "generator", "dict", "set", "NoneType", "int", "float", "str", "map", "zip",
+               "range", "ndarray", "bool", "list", "filter", "reversed", "list_iterator")
+
+
+def case_from_wire(wire):
+    draft_rows, target_rows, tokens, tokens_as = wire
+    return Case(draft_rows, target_rows, tokens, tokens_as=tokens_as)
+
+
+def _state(x):
+    """What one input holds after the call (in the kernel): [shape, dtype, values or None]."""
+    if _is_tensor(x):
+        values = x.detach().double().reshape(-1).tolist() if x.numel() <= MAX_VALUES else None
+        return [[_int(n) for n in x.shape], str(x.dtype), values]
+    if _type(x) is _list:
+        values = [v if _type(v) is _int and -_BIG <= v < _BIG else None for v in x] if _count(x) <= MAX_VALUES else None
+        return [[_count(x)], "list", values]
+    return [[], _type(x).__name__[:20], None]
+
+
+def _event_to_wire(e):
+    if e[0] == "rand":
+        return ["rand", [n for n in e[1][:MAX_DIMS]]]
+    return ["multinomial", max(-_BIG, min(e[1], _BIG - 1)), e[2][:MAX_EVENT_VALUES]]
+
+
+def to_wire(helper, result):
+    """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
+    if helper == "sample_steps":
+        return [[_int(c) for c in result[0]], _float(result[1])]
+    tokens = result.tokens
+    return {"tokens": tokens[: result.k + 1 + MAX_TOKENS_OVER] if tokens is not None else None,
+            "events": [_event_to_wire(e) for e in result.events[:MAX_EVENTS]],
+            "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
+            if result.exception is not None else None,
+            "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
+            "result_type": result.result_type[:40], "result_repr": result.result_repr[:80]}
+
+
+def _is_number(x, low=-math.inf, high=math.inf):
+    """An int or a float (nan included) between low and high."""
+    return type(x) in (int, float) and (x != x or low <= x <= high)
+
+
+def _same_state(sent, state):
+    """Whether ``state`` (what the kernel says an input holds) is ``sent``; ValueError if it is malformed."""
+    if not (type(state) is list and len(state) == 3 and type(state[0]) is list and len(state[0]) <= MAX_DIMS
+            and all(type(n) is int and 0 <= n <= MAX_VALUES for n in state[0]) and type(state[1]) is str
+            and len(state[1]) <= 20 and (state[2] is None or type(state[2]) is list)):
+        raise ValueError("after")
+    shape, dtype, values = state
+    size = math.prod(shape) if shape else 1
+    if values is not None and (len(values) != size or size > MAX_VALUES):
+        raise ValueError("after")
+    if _is_tensor(sent):
+        if values is not None and not all(_is_number(v) for v in values):
+            raise ValueError("after")
+        return (values is not None and shape == list(sent.shape) and dtype == str(sent.dtype)
+                and torch.equal(torch.tensor(values, dtype=torch.float64).reshape(sent.shape), sent.double()))
+    if values is not None and not all(v is None or (type(v) is int and -_BIG <= v < _BIG) for v in values):
+        raise ValueError("after")
+    return dtype == "list" and values == list(sent)
+
+
+def _valid_event(e):
+    if type(e) is not list or not e:
+        return False
+    if e[0] == "rand":
+        return (len(e) == 2 and type(e[1]) is list and len(e[1]) <= MAX_DIMS
+                and all(type(n) is int and -_BIG <= n < _BIG for n in e[1]))
+    return (e[0] == "multinomial" and len(e) == 3 and type(e[1]) is int and -_BIG <= e[1] < _BIG
+            and type(e[2]) is list and len(e[2]) <= MAX_EVENT_VALUES and all(_is_number(x) for x in e[2]))
+
+
+def from_wire(helper, data, case, args=(), kwargs=None, function=None):
+    """A reply from the student's kernel to ``helper(function, case, *args, **kwargs)``, checked field by
+    field and decided here (in the grader). Raises ValueError."""
+    if helper == "sample_steps":
+        trials = args[0] if args else (kwargs or {}).get("trials", MAX_COUNT)
+        if not (type(data) is list and len(data) == 2 and type(data[0]) is list and len(data[0]) == case.vocab
+                and all(type(c) is int and c >= 0 for c in data[0]) and sum(data[0]) <= trials
+                and _is_number(data[1], 0, MAX_COUNT) and data[1] == data[1]):
+            raise ValueError("a malformed sample_steps reply")
+        return list(data[0]), float(data[1])
+    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr")
+    if type(data) is not dict or set(data) != set(fields):
+        raise ValueError("a malformed run_step reply")
+    try:
+        tokens, error, events = data["tokens"], data["error"], data["events"]
+        if not (tokens is None or (type(tokens) is list and len(tokens) <= case.k + 1 + MAX_TOKENS_OVER
+                                   and all(type(t) is int and -_BIG <= t < _BIG for t in tokens))):
+            raise ValueError("tokens")
+        if not (type(events) is list and len(events) <= MAX_EVENTS and all(_valid_event(e) for e in events)):
+            raise ValueError("events")
+        if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                                  and 0 < len(error[0]) <= 60 and error[0].isidentifier()
+                                  and type(error[1]) is str and len(error[1]) <= 500)):
+            raise ValueError("error")
+        if not (type(data["after"]) is list and len(data["after"]) == 3):
+            raise ValueError("after")
+        sent = (case.draft_probs, case.target_probs, case.draft_tokens)
+        unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
+        if type(data["replaced"]) is not bool:
+            raise ValueError("replaced")
+        if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
+                and len(set(data["rebound"])) == len(data["rebound"])):
+            raise ValueError("rebound")
+        if not (type(data["result_type"]) is str and len(data["result_type"]) <= 40
+                and type(data["result_repr"]) is str and len(data["result_repr"]) <= 80):
+            raise ValueError("result")
+    except ValueError as exc:
+        raise ValueError(f"a malformed run_step reply ({exc})") from None
+    run = Run()
+    run.k = case.k
+    run.tokens, run.events = tokens, events
+    run.error = f"{error[0]}: {error[1]}" if error else None
+    run.ename = error[0] if error else None
+    run.inputs_changed, run.replaced = not all(unchanged), data["replaced"]
+    run.rebound = list(data["rebound"])
+    run.result_type, run.result_repr = data["result_type"], data["result_repr"]
+    run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
+    run.problem = _first_problem(run, run.function)
+    return run
+
+
+def trace(helper, run):
+    """What one run showed, without the student's own wording: the diagnosis compares these."""
+    return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
+            "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES, "refused": run.error in _REFUSALS[:3],
+            "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
+            "result_type": run.result_type}
+
+
+def hide(helper, result, case, shown, args=(), kwargs=None):
+    """``result`` as a hidden check sees it: no word or value of the student's own in its messages.
+
+    The error keeps its type only, the result its type name (when it is a common one); the tokens
+    are shown only when they could be the case's own ids or picks, counts and the call order only
+    when small, values passed to torch.multinomial never; ``shown(value, safe)`` (from the grader)
+    gives a value whose text says it is not shown unless safe.
+    """
+    if helper == "sample_steps":
+        return shown(list(result[0]), False), shown(float(result[1]), False)
+    run = result
+    picks = args[1] if _count(args) > 1 else (kwargs or {}).get("picks", ())
+    ids = set(case.ids) | set(range(case.k + 1)) | {_OVERFLOW_PICK} | {_int(t) for t in picks}
+    run.error = run.ename if run.error not in _REFUSALS else run.error
+    run.result_repr = ""
+    run.result_type = run.result_type if run.result_type in SHOWN_TYPES else "object"
+    if run.tokens is not None:
+        run.tokens = shown(list(run.tokens), len(run.tokens) <= case.k + 1 and all(t in ids for t in run.tokens))
+    run.events = [e if e[0] == "rand" else ["multinomial", shown(e[1], 0 <= e[1] <= case.k + 1),
+                                            [shown(_float(x), False) for x in e[2]]] for e in run.events]
+    run.shown = shown
+    run.problem = _first_problem(run, run.function, hidden=True)
+    return run
+
+
+def close(a, b, tol):
+    return math.isfinite(a) and abs(a - b) <= tol
+
+
+# ------------------------------------------------------------------ the notebooks' cases and checks
+
+# The visible case: vocabulary of 4, K = 2. Position 0 drafts token 0 with p = 0.4 >= q = 0.3 (accepted,
+# no draw); position 1 drafts token 1 with p = 0.2 < q = 0.5 (p/q = 0.4), the lesson's row. Notebook 02
+# adds row K = 2 of the target, the distribution after both drafts.
+VISIBLE_DRAFT = [[0.3, 0.3, 0.2, 0.2], LESSON_Q]
+VISIBLE_TARGET = [[0.4, 0.3, 0.2, 0.1], LESSON_P]
+VISIBLE_BONUS_ROW = [0.1, 0.2, 0.3, 0.4]
+
+
+def visible_case(bonus_row=False):
+    """The visible test's tensors (with ``bonus_row``: target_probs gets row K, for notebook 02)."""
+    return Case(VISIBLE_DRAFT, VISIBLE_TARGET + ([VISIBLE_BONUS_ROW] if bonus_row else []), [0, 1])
+
+
+def call_order_problem(run, coins_before):
+    """No torch.multinomial call before coin number ``coins_before`` (the one that rejects, or the last one)."""
+    if run.problem is not None:
+        return run.problem
+    coins = [k for k, c in enumerate(run.order) if c == "r"]
+    if coins_before and _count(coins) < coins_before:
+        return TEXT["order"]["too_few_coins"].format(coins=_count(coins), needed=coins_before)
+    if coins_before and "m" in run.order[:coins[coins_before - 1]]:
+        return TEXT["order"]["before_coin"].format(calls=_calls(run.order))
+    return None
+
+
+def one_new_token_problem(run, accepted):
+    """Exactly one torch.multinomial call, for one sample, and exactly one token after the ``accepted`` prefix."""
+    if run.problem is not None:
+        return run.problem
+    multis = run.multinomials
+    if _count(multis) != 1:
+        return TEXT["one_new"]["calls"].format(count=_count(multis))
+    if multis[0][0] != 1:
+        return TEXT["one_new"]["samples"].format(n=multis[0][0])
+    if _count(run.tokens) != accepted + 1:
+        return TEXT["one_new"]["count"].format(count=_count(run.tokens), tokens=run.tokens, accepted=accepted)
+    return None
+
+
+DRAW_CONTRACT = TEXT["contract"]["rule"]
+
+
+def contract_problem(run, coins):
+    """The draw contract, checked before anything else: one torch.rand(1) per p < q position (``coins`` of
+    them in this run), none where p >= q, and torch.multinomial called with num_samples, as torch needs."""
+    if run.error == "TypeError: " + NO_NUM_SAMPLES:
+        return _first_problem(run, run.function)
+    shapes = [e[1] for e in run.events if e[0] == "rand" and e[1] != [1]]
+    if shapes:
+        return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
+    calls = sum(1 for e in run.events if e[0] == "rand")
+    if calls > coins:
+        return TEXT["contract"]["too_many"].format(calls=calls, coins=coins, rule=DRAW_CONTRACT)
+    return None
+
+
+def visible_problem_n1(run):
+    """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
+    case = visible_case()
+    return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
+            or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]))
+
+
+def visible_problem_n2(rejected, accepted):
+    """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
+    case = visible_case(bonus_row=True)
+    return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
+            or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
+            or bonus_problem(accepted, case)
+            or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"]))
+
+
+def _tokens_said(run, expected, why):
+    if run.tokens != expected:
+        return TEXT["tokens_why"].format(got=run.tokens, expected=expected, why=why)
+    return None
+
+
+# ------------------------------------------------------------------ notebook 03: the real model pair
+# One block, so it merges apart from the rest: the student's verify_drafts is called in the kernel
+# on the real target (run_pair); the grader decodes greedily on its own copy of the model
+# (tiny_lm.py beside this file) and compares.
+
+STUDENT_FUNCTIONS = STUDENT_FUNCTIONS + ("verify_drafts",)
+REMOTE_HELPERS = REMOTE_HELPERS + ("run_pair",)
+PAIR_BUDGET_SECONDS = 8.0
+MAX_PAIR_STEPS = 200
+
+
+class PairCase:
+    """Greedy generation of ``steps`` tokens after ``prompt``, with ``k`` drafts per step."""
+
+    def __init__(self, prompt, steps, k):
+        self.prompt, self.steps, self.k = str(prompt), _int(steps), _int(k)
+        self.wire = {"pair": [self.prompt, self.steps, self.k]}
+
+
+class PairRun:
+    """What the student's verify_drafts did over one generation."""
+
+    tokens = error = ename = None
+    calls = ()     # positions of each target call, in order (-1: a call that ignores the cache)
+    steps = ()     # [cache length before, after, tokens returned] of each step
+    problem = None
+
+
+def _tiny_lm():
+    """The model module beside this file (the grader's own copy), loaded once."""
+    global _TINY_LM
+    if _TINY_LM is None:
+        import importlib.util
+        from pathlib import Path
+        spec = importlib.util.spec_from_file_location("_grader_tiny_lm", Path(__file__).with_name("tiny_lm.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _TINY_LM = (module, module.load_pair()[0])
+    return _TINY_LM
+
+
+_TINY_LM = None
+
+
+def run_pair(function, case):
+    """Generate greedily with ``function`` as the verification step (in the kernel); return a PairRun."""
+    import spec_pair
+    run = PairRun()
+    target, bigram = spec_pair.load_pair()
+    steps = []
+
+    def step(counted, cache, last, proposal, q, temperature):
+        before = cache.length
+        tokens = function(counted, cache, last, proposal, q, temperature)
+        listed = _as_tokens(tokens)
+        steps.append([before, cache.length, _count(listed) if listed is not None else -1])
+        if not listed:
+            raise TypeError(TEXT["pair"]["empty"])
+        return listed
+
+    try:
+        with time_budget(PAIR_BUDGET_SECONDS, "verify_drafts"):
+            generation = spec_pair.speculative_generate(target, bigram, case.prompt, case.steps, case.k, 0, step)
+        run.tokens, run.calls = generation.tokens, generation.calls
+    except BaseException as exc:  # the student's error is what we report
+        run.error, run.ename = f"{_type(exc).__name__}: {exc}", _type(exc).__name__
+    run.steps = steps[:MAX_PAIR_STEPS]
+    return run
+
+
+def _pair_from_wire(data, case):
+    if not (type(data) is dict and set(data) == {"tokens", "calls", "steps", "error"}):
+        raise ValueError("a malformed run_pair reply")
+    tokens, calls, steps, error = data["tokens"], data["calls"], data["steps"], data["error"]
+    if not (tokens is None or (type(tokens) is list and len(tokens) <= case.steps
+                               and all(type(t) is int and 0 <= t < 128 for t in tokens))):
+        raise ValueError("a malformed run_pair reply (tokens)")
+    if not (type(calls) is list and len(calls) <= MAX_PAIR_STEPS * 2 and all(type(n) is int and -1 <= n < 10_000
+                                                                            for n in calls)):
+        raise ValueError("a malformed run_pair reply (calls)")
+    if not (type(steps) is list and len(steps) <= MAX_PAIR_STEPS and all(
+            type(s) is list and len(s) == 3 and all(type(n) is int and -1 <= n < 10_000 for n in s) for s in steps)):
+        raise ValueError("a malformed run_pair reply (steps)")
+    if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                              and error[0].isidentifier() and len(error[0]) <= 60 and type(error[1]) is str)):
+        raise ValueError("a malformed run_pair reply (error)")
+    run = PairRun()
+    run.tokens, run.calls, run.steps = tokens, calls, steps
+    run.ename = error[0] if error else None
+    run.error = f"{error[0]}: {error[1][:500]}" if error else None
+    return run
+
+
+def plain_greedy(case):
+    """The target's own greedy continuation of the case's prompt (computed here, by the grader)."""
+    module, target = _tiny_lm()
+    return module.plain_generate(target, case.prompt, case.steps, 0).tokens
+
+
+def error_problem(run):
+    """The student's error, in words of the grader's only when it is a hidden check (hide() keeps the type)."""
+    if run.ename == "NotImplementedError":
+        return TEXT["pair"]["not_written"]
+    if run.error is not None:
+        return TEXT["pair"]["raised"].format(error=run.error)
+    return None
+
+
+def calls_problem(run, case):
+    """None when every step made one target call, on the cache, over K + 1 positions."""
+    if error_problem(run):
+        return error_problem(run)
+    if any(n == -1 for n in run.calls):
+        return TEXT["pair"]["no_cache"]
+    if _count(run.calls) != _count(run.steps):
+        return TEXT["pair"]["calls"].format(calls=_count(run.calls), steps=_count(run.steps))
+    wrong = [n for n in run.calls if n != case.k + 1]
+    if wrong:
+        return TEXT["pair"]["positions"].format(n=wrong[0], k=case.k, k1=case.k + 1)
+    return None
+
+
+def cache_problem(run):
+    """None when after every step the cache grew by exactly the number of tokens the step returned."""
+    if error_problem(run):
+        return error_problem(run)
+    for before, after, returned in run.steps:
+        if after != before + returned:
+            return TEXT["pair"]["cache"].format(returned=returned, new=after - before)
+    return None
+
+
+def greedy_problem(run, case):
+    """None when greedy speculation gave the target's own greedy text, token for token."""
+    if error_problem(run):
+        return error_problem(run)
+    want = plain_greedy(case)
+    if run.tokens != want:
+        got = run.tokens or []
+        at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(_count(got), _count(want)))
+        return TEXT["pair"]["greedy"].format(at=at, steps=case.steps)
+    return None
+
+
+def pair_problem(run, case):
+    """The first of calls_problem, cache_problem and greedy_problem, or None."""
+    return calls_problem(run, case) or cache_problem(run) or greedy_problem(run, case)
+
+
+_base_case_from_wire, _base_to_wire, _base_from_wire, _base_hide = case_from_wire, to_wire, from_wire, hide
+
+
+def case_from_wire(wire):  # noqa: F811 (extends the one above)
+    if _type(wire) is dict:
+        return PairCase(*wire["pair"])
+    return _base_case_from_wire(wire)
+
+
+def to_wire(helper, result):  # noqa: F811
+    if helper == "run_pair":
+        return {"tokens": result.tokens, "calls": [_int(n) for n in result.calls[:MAX_PAIR_STEPS * 2]],
+                "steps": [[_int(n) for n in s] for s in result.steps],
+                "error": [result.ename, str(result.error)[:500]] if result.error else None}
+    return _base_to_wire(helper, result)
+
+
+def from_wire(helper, data, case, args=(), kwargs=None, function=None):  # noqa: F811
+    if helper == "run_pair":
+        return _pair_from_wire(data, case)
+    return _base_from_wire(helper, data, case, args, kwargs, function)
+
+
+def hide(helper, result, case, shown, args=(), kwargs=None):  # noqa: F811
+    if helper == "run_pair":
+        result.error = result.ename
+        return result
+    return _base_hide(helper, result, case, shown, args, kwargs)
+
+
+TRACED_HELPERS = TRACED_HELPERS + ("run_pair",)
+_base_trace = trace
+
+
+def trace(helper, run):  # noqa: F811
+    if helper == "run_pair":
+        return {"function": "verify_drafts", "tokens": run.tokens, "calls": list(run.calls),
+                "steps": [list(s) for s in run.steps], "error": run.ename}
+    return _base_trace(helper, run)

@@ -1,0 +1,113 @@
+"""Multiple-choice quizzes for the notebooks: the mechanism only (each level's texts live in its spec_widgets).
+
+One source for every assignment: this file is written in source/level23_speculative_decoding/
+and copied by `python -m grading.build` into the other assignments' folders (a test fails
+when a copy drifts).
+
+    grade_choice(quizzes, quiz_id, index) -> Feedback   # plain logic, tested without a display
+    quiz(quizzes, quiz_id)                              # the widget, with a static fallback
+"""
+
+import html
+from dataclasses import dataclass
+
+# ---------------------------------------------------------------- text: BEGIN TEXT
+# This edition's text, written by `python -m grading.build` from lessons/i18n/level24_residual_and_bonus_zh.py: edit it there.
+TEXT = {
+    "lang": "zh",
+    "pick": "选一个答案：可以随时修改。",
+    "quiz_static": "在 JupyterLab 中运行这个单元格，才能作答并看到解释。",
+    "correct": "✔",
+    "wrong": "✘"
+}
+# ---------------------------------------------------------------- text: END TEXT
+
+
+@dataclass
+class Feedback:
+    correct: bool
+    text: str
+
+
+def grade_choice(quizzes, quiz_id, index):
+    """The verdict and explanation for choosing option ``index`` of quiz ``quiz_id``."""
+    quiz = quizzes[quiz_id]
+    if index is None:
+        return Feedback(False, TEXT["pick"])
+    correct = index == quiz["answer"]
+    return Feedback(correct, quiz["why"][index])
+
+
+def with_fallback(widget, fallback_html):
+    """``widget``, which shows ``fallback_html`` wherever widgets cannot render.
+
+    A static viewer, the feedback page or a notebook opened without a kernel has no widget
+    manager: it falls back to the output's text/html, so the student still sees the content.
+    JupyterLab prefers the live widget.
+    """
+    live = widget._repr_mimebundle_
+
+    def bundle(**kwargs):
+        data = live(**kwargs) or {}
+        if isinstance(data, tuple):
+            data = data[0]
+        return {**data, "text/html": fallback_html}
+
+    widget._repr_mimebundle_ = bundle
+    return widget
+
+
+def quiz_html(quizzes, quiz_id):
+    """The quiz as static HTML: the question and its options (answers need the live widget)."""
+    spec = quizzes[quiz_id]
+    items = "".join(f"<li>({'abcdefgh'[k]}) {html.escape(text)}</li>" for k, text in enumerate(spec["options"]))
+    return (f"<div class='spec-quiz-static'><b>{html.escape(spec['question'])}</b><ul>{items}</ul>"
+            f"<i>{html.escape(TEXT['quiz_static'])}</i></div>")
+
+
+def quiz(quizzes, quiz_id):
+    """A multiple-choice quiz: no option preselected, feedback on every choice."""
+    import ipywidgets as widgets
+
+    spec = quizzes[quiz_id]
+    letters = "abcdefgh"
+    labels = [f"({letters[k]}) {text}" for k, text in enumerate(spec["options"])]
+    choice = widgets.RadioButtons(options=labels, value=None, layout=widgets.Layout(width="auto"))
+    verdict = widgets.HTML(feedback_html(grade_choice(quizzes, quiz_id, None), pending=True))
+
+    def on_change(change):
+        index = labels.index(change["new"]) if change["new"] is not None else None
+        verdict.value = feedback_html(grade_choice(quizzes, quiz_id, index), pending=index is None)
+
+    choice.observe(on_change, names="value")
+    box = widgets.VBox([widgets.HTML(f"<b>{html.escape(spec['question'])}</b>"), choice, verdict])
+    box.add_class("spec-quiz")
+    box.add_class(f"spec-quiz-{quiz_id}")
+    return with_fallback(box, quiz_html(quizzes, quiz_id))
+
+
+def feedback_html(feedback, pending=False):
+    if pending:
+        return f"<div class='spec-verdict spec-pending'><i>{html.escape(feedback.text)}</i></div>"
+    mark, colour = (TEXT["correct"], "#1a7f37") if feedback.correct else (TEXT["wrong"], "#b42318")
+    return (f"<div class='spec-verdict' style='border-left:4px solid {colour};padding-left:8px'>"
+            f"<b style='color:{colour}'>{mark}</b> {html.escape(feedback.text)}</div>")
+
+
+def use_fonts(fonts):
+    """Put ``fonts`` (an edition's font families, e.g. a CJK one) first in matplotlib's sans-serif list."""
+    if not fonts:
+        return
+    import matplotlib
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    if not installed & set(fonts):  # a font installed after matplotlib built its font cache
+        for path in font_manager.findSystemFonts():
+            if "CJK" in path and "Sans" in path:
+                font_manager.fontManager.addfont(path)
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    wanted = [name for name in fonts if name in installed]
+    families = matplotlib.rcParams["font.sans-serif"]
+    if wanted and families[: len(wanted)] != wanted:
+        matplotlib.rcParams["font.sans-serif"] = wanted + [f for f in families if f not in wanted]
