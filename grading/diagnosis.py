@@ -111,9 +111,10 @@ def _folder(notebook, source_dir):
         torch.set_num_threads(threads)
 
 
-def judge_of(code, notebook, source_dir):
+def judge_of(code, notebook, source_dir, outputs=None):
     """The Judge after running the answer ``code`` through every test cell of ``notebook``, here (no kernel):
-    the same checks nbgrader runs, with the same verdict code (grading/verdicts.py)."""
+    the same checks nbgrader runs, with the same verdict code (grading/verdicts.py). ``outputs``, a dict,
+    gets each test cell's outputs by grade_id, with the cell's metadata: {grade_id: (nbgrader metadata, outputs)}."""
     from grading.kernel_harness import answer, load_private
     from grading.verdicts import Judge, is_test_cell
 
@@ -127,7 +128,10 @@ def judge_of(code, notebook, source_dir):
         judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
         for cell in cells:
             if is_test_cell(cell):
-                judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
+                meta = cell.metadata.get("nbgrader", {})
+                made = judge.outputs(cell.source, meta.get("grade_id"))
+                if outputs is not None:
+                    outputs[meta.get("grade_id")] = (meta, made)
     return judge
 
 

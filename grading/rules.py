@@ -433,6 +433,11 @@ PREDICATE_RULES = ("pair_call_per_position", "pair_no_rollback", "pair_crop_shor
                    "correction_not_multinomial", "multinomial_refused", "bonus_error", "extra_token_all_accepted")
 
 
+# Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then):
+# they fire only when every call where they could show does.
+EVERY_CALL = ("correction_argmax", "bonus_argmax")
+
+
 def fired(calls, failed, evidence):
     """[(rule, the failed checks it explains)], most explained first; a rule fires when a call of a failed
     check shows it and (for a model rule) at least half of the calls where it could show do."""
@@ -443,6 +448,8 @@ def fired(calls, failed, evidence):
         if not explained:
             continue
         if rule not in PREDICATE_RULES and len(shows) * 2 < len(could):
+            continue
+        if rule in EVERY_CALL and shows != could:
             continue
         out.append((rule, explained, len(shows)))
     out.sort(key=lambda x: (-len(x[1]), -x[2], x[0]))

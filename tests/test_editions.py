@@ -11,13 +11,9 @@ no failed check's message may be an English sentence.
 
 import functools
 
-import nbformat
 import pytest
-import torch
 
 from grading import ASSIGNMENTS, EDITIONS, ROOT, catalogue, diagnosis, rules, template
-from grading.kernel_harness import answer as answer_request, load_private
-from grading.verdicts import Judge, is_test_cell
 from test_i18n import english_sentences
 
 from conftest import CATALOGUE_EDITIONS
@@ -27,20 +23,15 @@ CASES = [(edition, a) for edition in EDITIONS if edition not in CATALOGUE_EDITIO
 
 
 def verdicts(code, notebook, assignment):
-    """({grade_id: (points scored, points)}, [failed checks' messages], the diagnosis line) of one answer."""
-    folder = ROOT / "source" / assignment
-    helpers_path = folder / "spec_checks.py"
-    helpers = load_private(helpers_path, "_edition_helpers")
-    user_ns = {"torch": torch, "__name__": "__main__"}
-    exec(compile(code, f"<answer for {notebook}>", "exec"), user_ns)
-    judge = Judge(helpers_path, lambda request: answer_request(helpers, user_ns, request))
+    """({grade_id: (points scored, points)}, [failed checks' messages], the diagnosis line) of one answer, from
+    the grader's own in-process run (diagnosis.judge_of: the same Judge and test cells nbgrader runs)."""
+    cells = {}
+    judge = diagnosis.judge_of(code, notebook, ROOT / "source" / assignment, outputs=cells)
     grades, messages = {}, []
-    for cell in nbformat.read(folder / f"{notebook}.ipynb", as_version=4).cells:
-        if is_test_cell(cell):
-            meta = cell.metadata["nbgrader"]
-            errors = [o for o in judge.outputs(cell.source) if o.output_type == "error"]
-            grades[meta["grade_id"]] = (0.0 if errors else float(meta["points"]), float(meta["points"]))
-            messages += [o.evalue for o in errors]
+    for grade_id, (meta, outputs) in cells.items():
+        errors = [o for o in outputs if o.output_type == "error"]
+        grades[grade_id] = (0.0 if errors else float(meta["points"]), float(meta["points"]))
+        messages += [o.evalue for o in errors]
     return grades, messages, diagnosis.line(notebook, judge, assignment=assignment)
 
 
