@@ -8,16 +8,46 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "source" / "level24_residual_and_bonus"
-sys.path.insert(0, str(FOLDER))
+# The folder's modules (spec_checks, spec_widgets, spec_pair, tiny_lm) share their names with every other
+# assignment's: they are imported here with the folder first on sys.path, then kept aside, and put back in
+# sys.modules (and the folder on sys.path) only while one of these tests runs (spec_pair imports spec_widgets
+# when it reports), so no other test sees them and these see no other assignment's.
+OWN = {f.stem for f in FOLDER.glob("*.py")}
 
+
+def _swap(modules):
+    """Put ``modules`` (name: module) in sys.modules for the folder's names; return what was there."""
+    before = {name: sys.modules.pop(name) for name in OWN if name in sys.modules}
+    sys.modules.update(modules)
+    return before
+
+
+_others = _swap({})
+sys.path.insert(0, str(FOLDER))
 import spec_checks as sc  # noqa: E402
 import spec_pair as sp  # noqa: E402
 import tiny_lm  # noqa: E402
 
+sys.path.remove(str(FOLDER))
+MINE = _swap(_others)
+
 from grading import catalogue  # noqa: E402
 
 ANSWERS = ROOT / "answers" / "level24_residual_and_bonus" / "03_real_pair"
-torch.set_num_threads(1)  # as the notebook does: faster for a model this small
+
+
+@pytest.fixture(autouse=True)
+def the_folder():
+    """The folder's modules and path while a test runs, and one thread, as the notebook sets; then as before."""
+    others, threads = _swap(MINE), torch.get_num_threads()
+    sys.path.insert(0, str(FOLDER))
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        sys.path.remove(str(FOLDER))
+        MINE.update(_swap(others))
+        torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
