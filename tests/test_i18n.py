@@ -175,7 +175,9 @@ def prose_of(assignment):
 
 ZH = [edition for edition in EDITIONS if language(edition) == "zh"]
 FULL_WIDTH = "\u3000-\u303f\uff00-\uffef"
-BAD_SPACE = re.compile(f"(?<=[{build.CJK}]) +(?=[{build.CJK}])|(?<=[{FULL_WIDTH}]) +| +(?=[{FULL_WIDTH}])")
+# One space (what a hard-wrapped line renders as, or a typed one); a run of spaces that lines up a printed
+# table's columns is layout, not a stray space.
+BAD_SPACE = re.compile(f"(?<=[{build.CJK}]) (?=[{build.CJK}])|(?<=[{FULL_WIDTH}]) (?! )|(?<! ) (?=[{FULL_WIDTH}])")
 
 
 def zh_text(name):

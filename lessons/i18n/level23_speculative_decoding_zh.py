@@ -395,7 +395,7 @@ LATIN = [
     "HERE", "softmax", "logits", "torch", "rand", "item", "max", "min", "float", "int", "list", "tuple",
     "Tensor", "LongTensor", "True", "False", "None", "if", "else", "for", "break", "continue", "return", "raise",
     "from", "import", "random", "numpy", "np", "append", "shape", "bonus", "Leviathan", "Chen", "vocab",
-    "Noto", "Sans", "CJK", "SC", "JP", "TC", "os", "exit", "id", "ids",
+    "Noto", "Sans", "CJK", "SC", "JP", "TC", "os", "exit", "id", "ids", "multinomial", "inf", "nan", "bigram", "CPU",
 ]
 
 # The grader's own messages in this edition (grading/grader_text.py holds the English and the ids).

@@ -332,7 +332,7 @@ def fit_line(counts, want):
 def experiment_summary(sim):
     """The lines the experiment prints: TV distance and chi-square p-value of each method against p."""
     names = (TEXT["speculative"], TEXT["accept_only"])
-    width = max(_width(name) for name in names) + 1
+    width = max(_width(name) for name in names) + 2  # two spaces at least: a column gap, not a word space
     return [name + " " * (width - _width(name)) + fit_line(counts, sim.target)
             for name, counts in zip(names, (sim.speculative, sim.accept_only))]
 
