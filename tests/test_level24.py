@@ -209,7 +209,9 @@ def visible_message(answer):
 def level24_answers():
     sys.path.insert(0, str(ROOT))
     from grading import catalogue
-    return {(a.notebook[:2], a.name): a for a in catalogue.load(assignment="level24_residual_and_bonus")}
+    # notebooks 01 and 02 (speculative_step on tables); notebook 03's answers are checked in tests/test_tiny_lm.py
+    return {(a.notebook[:2], a.name): a for a in catalogue.load(assignment="level24_residual_and_bonus")
+            if a.notebook[:2] in ("01", "02")}
 
 
 @pytest.mark.parametrize("key,says", [
