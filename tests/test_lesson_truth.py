@@ -107,7 +107,7 @@ def test_l24_the_guard_holds_in_exact_arithmetic_only_and_the_strict_comparison_
 
 
 def test_l24_one_printed_draw_is_one_multinomial_call():
-    cell = N1.split('print("one draw:"', 1)[1].split("\n", 1)[0]
+    cell = N1.split('print(say("one_draw"', 1)[1].split("\n", 1)[0]  # the line that prints it (its words in TEXT)
     assert "multinomial" not in cell
 
 
@@ -119,7 +119,9 @@ def test_l24_names_the_two_names_and_chens_letters():
 
 def test_l24_chi_square_p_value_is_explained_and_never_printed_as_if_it_were_p():
     assert "The test's *p-value* is the chance" in flat(N1)
-    assert "not the target's p" in helper24("spec_widgets").split("def fit_line", 1)[1].split("def ", 1)[0]
+    fit_line = helper24("spec_widgets").split("def fit_line", 1)[1].split("def ", 1)[0]
+    assert 'TEXT["fit_line"]' in fit_line  # its words, in the TEXT block:
+    assert "not the target's p" in helper24("spec_widgets").split('"fit_line": ', 1)[1].split("\n", 1)[0]
     printing = [line for text in (N1, N2) for line in text.splitlines() if "p-value" in line and "print" in line]
     assert not printing, printing  # the notebooks print p-values only through fit_line
 
