@@ -497,12 +497,11 @@ def line(judge, level, lang="en"):
 
 
 def diagnose(judge, level):
-    """[(rule, explained checks)] for the run, most explained first."""
-    if level == 24:
-        bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
-        evidence = level24_evidence(judge.calls, bonus)
-        evidence.update(pair_evidence(judge.calls))
-    else:
-        from grading import rules23
-        evidence = rules23.evidence(judge.calls)
+    """[(rule, explained checks)] for the run, most explained first. Level 24 only: Level 23's diagnosis is still
+    looked up in grading/diagnoses.json (grading/diagnosis.py line), and never reaches here."""
+    if level != 24:
+        raise ValueError(f"Level {level} has no diagnosis rules: it is looked up in grading/diagnoses.json")
+    bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
+    evidence = level24_evidence(judge.calls, bonus)
+    evidence.update(pair_evidence(judge.calls))
     return fired(judge.calls, judge.failed, evidence)
