@@ -33,13 +33,13 @@ CLASS_ZH = {
 }
 # The students who have reached Level 24 (two of them).
 CLASS_LEVEL24 = {
-    "ada": ("correct_clamp", "correct_for_enumerate"),
-    "eve": ("residual_from_p", "no_bonus"),
+    "ada": ("correct_clamp", "correct_for_enumerate", "correct_crop_accepted"),
+    "eve": ("residual_from_p", "no_bonus", "no_rollback"),
 }
 # The students of Level 24's Chinese edition: lan makes ada's choices, mei makes eve's mistakes.
 CLASS_LEVEL24_ZH = {
-    "lan": ("correct_clamp", "correct_for_enumerate"),
-    "mei": ("residual_from_p", "no_bonus"),
+    "lan": ("correct_clamp", "correct_for_enumerate", "correct_crop_accepted"),
+    "mei": ("residual_from_p", "no_bonus", "no_rollback"),
 }
 CLASSES = {ASSIGNMENT: CLASS, "level23_speculative_decoding_zh": CLASS_ZH, "level24_residual_and_bonus": CLASS_LEVEL24,
            "level24_residual_and_bonus_zh": CLASS_LEVEL24_ZH}

@@ -45,14 +45,36 @@ FRAME = {
 SENTENCES = {  # rule id: (en, zh)
     # Level 24 notebook 03 (verify_drafts on the real pair): what the target calls and the cache show
     "pair_call_per_position": (
-        "you call the target once per drafted position: one call on [last_token] + draft_tokens gives all K + 1 rows",
-        "你对每个草稿位置各调用一次目标模型：对 [last_token] + draft_tokens 调用一次，就能得到全部 K + 1 行"),
+        "you call the target more than once per step: one call on [last_token] + draft_tokens gives all K + 1 rows",
+        "你每一步调用目标模型不止一次：对 [last_token] + draft_tokens 调用一次，就能得到全部 K + 1 行"),
+    "pair_positions_k": (
+        "your call covers the K drafts but not last_token: call the target on [last_token] + draft_tokens, K + 1 "
+        "positions, so row i checks draft i and row K is the bonus row",
+        "你的调用只包含 K 个草稿，没有 last_token：要对 [last_token] + draft_tokens 这 K + 1 个位置调用目标模型，"
+        "这样第 i 行检查第 i 个草稿，第 K 行是奖励行"),
     "pair_no_rollback": (
         "you do not roll the cache back: after the step, crop it to start + len(tokens) so rejected drafts leave it",
         "你没有回滚缓存：这一步之后要把它截到 start + len(tokens)，让被拒绝的草稿离开缓存"),
     "pair_crop_short": (
         "your cache keeps one position too few: last_token and every accepted draft stay, start + len(tokens)",
         "你的缓存少留了一个位置：last_token 和每个被接受的草稿都要留下，即 start + len(tokens)"),
+    "pair_crop_long": (
+        "your cache keeps one position too many: a rejected draft stays; crop it to start + len(tokens), since the "
+        "step's new token is not in the cache yet",
+        "你的缓存多留了一个位置：一个被拒绝的草稿留在了里面；要截到 start + len(tokens)，因为这一步的新 token 还不在缓存里"),
+    "pair_cache_not_grown": (
+        "your cache is no longer after a step than before it, so last_token and the accepted drafts are lost: "
+        "crop it to start + len(tokens)",
+        "每一步之后你的缓存都不比这一步之前长，last_token 和被接受的草稿都丢掉了：要截到 start + len(tokens)"),
+    "pair_crop_fixed": (
+        "your cache keeps the same number of positions after every step, whatever was accepted: crop it to "
+        "start + len(tokens)",
+        "无论接受了多少草稿，你的缓存每一步都保留同样多的位置：要截到 start + len(tokens)"),
+    "pair_tokens_not_greedy": (
+        "your target calls and your cache are right, but the tokens are not greedy decoding's: return what "
+        "speculative_step gives for draft_probs and rows(logits, temperature), the target's rows at this temperature",
+        "你对目标模型的调用和缓存都是对的，但得到的 token 与贪心解码不同：要返回 speculative_step 对 draft_probs "
+        "和 rows(logits, temperature)（目标模型在这个温度下的各行）给出的结果"),
     "no_num_samples": (
         "you call torch.multinomial without num_samples, which torch requires: torch.multinomial(weights, 1)",
         "你调用 torch.multinomial 时没有给 num_samples，而 torch 要求必须给出：torch.multinomial(weights, 1)"),
@@ -405,23 +427,46 @@ def level24_evidence(calls, bonus):
 
 
 
+PAIR_RULES = ("pair_call_per_position", "pair_positions_k", "pair_no_rollback", "pair_crop_short", "pair_crop_long",
+              "pair_cache_not_grown", "pair_crop_fixed", "pair_tokens_not_greedy")
+
+
 def pair_evidence(calls):
     """{rule: (calls that show it, calls where it could show)} for notebook 03's run_pair checks: each step's
-    cache length before and after and the tokens it returned, and the target calls made."""
-    evidence = {rule: (set(), set()) for rule in ("pair_call_per_position", "pair_no_rollback", "pair_crop_short")}
+    cache length before and after and the tokens it returned, and the target calls made. A cache rule fires
+    only when the steps tell it from the others (a rejection at the last draft looks the same kept or not)."""
+    evidence = {rule: (set(), set()) for rule in PAIR_RULES}
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_pair" or not trace.get("steps"):
             continue
+        k, made = case.k, trace["calls"]
         steps = [s for s in trace["steps"] if s[2] > 0]
         for rule in evidence:
             evidence[rule][1].add(index)
-        if len(trace["calls"]) > len(trace["steps"]):  # more target calls than steps
+        if len(made) > len(trace["steps"]):  # more target calls than steps
             evidence["pair_call_per_position"][0].add(index)
-        rejected = [s for s in steps if s[2] < case.k + 1]
-        if rejected and all(after - before == case.k + 1 for before, after, _ in rejected):
+        elif k > 0 and made and all(n == k for n in made):  # the drafts without last_token
+            evidence["pair_positions_k"][0].add(index)
+        grown = [(after - before, n) for before, after, n in steps]
+        rejected = [(g, n) for g, n in grown if n < k + 1]
+        tells = any(n + 1 != k + 1 for _, n in rejected)  # a step that kept a cache shorter than K + 1
+        if rejected and tells and all(g == k + 1 for g, _ in rejected):
             evidence["pair_no_rollback"][0].add(index)
-        if steps and all(after - before == n - 1 for before, after, n in steps):
+        if rejected and tells and all(g == n + 1 for g, n in rejected):
+            evidence["pair_crop_long"][0].add(index)
+        longer = any(n > 1 for _, n in grown)  # a step of one token keeps nothing new either way
+        if longer and all(g == n - 1 for g, n in grown):
             evidence["pair_crop_short"][0].add(index)
+        if grown and all(g == 0 for g, _ in grown):  # crop(start), or one short when every step kept one token
+            evidence["pair_cache_not_grown"][0].add(index)
+        sizes = {g for g, _ in grown}
+        if len(sizes) == 1 and 0 < min(sizes) < k + 1 and len({n for _, n in grown}) > 1 and not all(
+                g == n - 1 for g, n in grown):
+            evidence["pair_crop_fixed"][0].add(index)
+        if (not trace.get("error") and grown and len(made) == len(trace["steps"]) and all(n == k + 1 for n in made)
+                and all(g == n for g, n in grown)):
+            # calls and cache as the check wants: a failed check here failed on the tokens (greedy_problem)
+            evidence["pair_tokens_not_greedy"][0].add(index)
     return evidence
 
 # Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
@@ -429,7 +474,7 @@ ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}]}
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = ("pair_call_per_position", "pair_no_rollback", "pair_crop_short", "no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
+PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
                    "correction_not_multinomial", "multinomial_refused", "bonus_error", "extra_token_all_accepted")
 
 

@@ -189,6 +189,10 @@ def zh_text(name):
     return out
 
 
+# Tags whose text a browser shows apart from its neighbours' (a static widget's SVG puts each label in a <text>).
+BLOCKS = ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "summary", "div", "figcaption", "text", "title", "pre")
+
+
 def rendered(markdown):
     """The text of ``markdown`` as the browser shows it: each block's line breaks become spaces, each
     code span one Latin letter (what matters is what stands next to it)."""
@@ -200,7 +204,7 @@ def rendered(markdown):
         blocks, current, in_code = [], [], 0
 
         def handle_starttag(self, tag, attrs):
-            if tag in ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "summary", "details", "blockquote"):
+            if tag in BLOCKS + ("details", "blockquote"):
                 self.flush()
             self.in_code += tag == "code"
 
@@ -208,7 +212,7 @@ def rendered(markdown):
             if tag == "code":
                 self.in_code -= 1
                 self.current.append("x")
-            elif tag in ("p", "li", "td", "th", "h1", "h2", "h3", "h4", "summary"):
+            elif tag in BLOCKS:
                 self.flush()
 
         def handle_data(self, data):
@@ -430,6 +434,17 @@ def test_chinese_number_line_labels_never_overlap_or_leave_the_picture(p, q, r):
 
 # ------------------------------------------------------------------ what the zh notebooks print and the grader says
 
+def printed_prose(text):
+    """A stream's text without the lines that are a printed string's repr: data (a character model's English
+    sample), which the lesson introduces, not a sentence of the edition."""
+    return "\n".join(line for line in text.splitlines() if not re.fullmatch(r"""\s*(['"]).*\1\s*""", line))
+
+
+def test_a_printed_repr_is_data_and_a_printed_sentence_is_prose():
+    assert printed_prose("'the sto to the move'\n接受率 0.61") == "接受率 0.61"
+    assert printed_prose("the kernel stopped") == "the kernel stopped"
+
+
 def output_texts(nb):
     """(where, text) of every output of an executed notebook: streams, errors, and each display's HTML
     (its text/plain when it has none); HTML as the browser shows it."""
@@ -437,7 +452,7 @@ def output_texts(nb):
     for k, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
             if output.output_type == "stream":
-                out.append((f"cell {k}", output.text))
+                out.append((f"cell {k}", printed_prose(output.text)))
             elif output.output_type == "error":
                 out.append((f"cell {k} error", f"{output.ename}: {output.evalue}"))
             else:

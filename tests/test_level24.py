@@ -21,6 +21,13 @@ for name in ("spec_checks", "spec_widgets", "spec_quiz", "spec_markov"):
     sys.modules.pop(name, None)
 
 
+@pytest.fixture(autouse=True)
+def _level24_modules(monkeypatch):
+    """spec_markov imports its siblings when it runs; they must be Level 24's, whichever level another test left on sys.path."""
+    for name, module in (("spec_checks", sc), ("spec_markov", sm), ("spec_widgets", sw)):
+        monkeypatch.setitem(sys.modules, name, module)
+
+
 def reference(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
