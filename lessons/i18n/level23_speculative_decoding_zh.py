@@ -635,6 +635,7 @@ DIAGNOSES = {
         "appends_before_check": "你在比较之前就追加了 token_id，所以第一个 p < q 的 token 在 break 之前被留下了：只在 p >= q 时追加",
         "appends_position": "p >= q 时你追加的是位置 i 而不是 token_id：请追加 token_id",
         "appends_probability": "p >= q 时你追加的是目标概率 p 而不是 token_id：请追加 token_id",
+        "coin_in_mission1": "你在 p < q 的地方已经抽了 r（Mission 2 的硬币），但 Mission 1 从不抽随机数：p < q 时直接 break",
         "draw_before_compare": "你在每个位置比较之前都调用了 torch.rand，但 Mission 1 从不抽随机数：去掉抽取，只判断 p >= q",
         "first_token_peek": "你在循环之前读取了 draft_tokens[0]，空草稿时会抛出 IndexError：只在循环中取每个 token_id",
         "forgets_continue": "p >= q 时你追加了 token_id，程序却继续执行到预先写好的 break，所以一个 token 之后就停了：追加之后加上 continue",
@@ -651,6 +652,8 @@ DIAGNOSES = {
         "tensor_compare_no_item": "你比较的是整行 (target_probs[i] >= draft_probs[i]).all()，这几乎从不成立：应比较两个数 p >= q",
     },
     "02_reject_and_break": {
+        "accept_falls_through": "p >= q 时你追加了 token_id，却没有转到下一个位置，所以这里也抽了 r，这个 token 可能被追加两次：追加之后加上 continue",
+        "never_draws": "你在每个 p < q 处都不抽 r 就停下了，和 Mission 1 一样：要在那里抽 r = torch.rand(1).item()，r < p / q 时接受这个 token",
         "all_draws_up_front": "你在循环之前用 torch.rand(len(draft_tokens)) 一次抽取 K 个值：只在 p < q 分支内抽取 r = torch.rand(1).item()",
         "appends_position": "p >= q 和 r < p / q 时你追加的都是位置 i 而不是 token_id：请追加 token_id",
         "appends_probability": "p >= q 和 r < p / q 时你追加的都是 p 而不是 token_id：请追加 token_id",

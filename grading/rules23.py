@@ -1,0 +1,201 @@
+"""Level 23's diagnosis rules: what verify_draft did on each scripted call, against models of the known mistakes.
+
+Level 23's line is first looked up among the catalogue's whole behaviours (grading/diagnoses.json: an answer
+that behaves exactly like a catalogued one gets its sentence). An answer that differs anywhere else (a
+second difference, another way of writing the same mistake) falls through to these rules: each models one
+mistake (or two at once) as a change to the reference loop, and fires when the function's tokens and draws
+match the model on the calls where the model differs from the right answer (at least half of them, and one
+of a failed check). A rule's sentence is the catalogued answer's own line (its ``# diagnosis:`` header, or
+the edition's DIAGNOSES entry): one source for each sentence.
+"""
+
+import itertools
+
+from grading import catalogue
+
+ASSIGNMENT = "level23_speculative_decoding"
+OVERFLOW_DRAW = 0.999  # spec_checks._OVERFLOW_DRAW: handed out past the script
+MAX_TOKENS_OVER = 2    # spec_checks.MAX_TOKENS_OVER: the kernel sends at most K + 2 tokens
+# (a list of floats, such as p appended for token_id, reaches the grader as "not a list of ids": no model of it)
+
+# rule (the catalogued answer whose sentence it gives): the mistakes its model makes, per notebook
+RULES = {
+    "01_accept_branch": {
+        "strict_greater": {"strict_greater"},
+        "reversed_comparison": {"reversed_comparison"},
+        "appends_position": {"appends_position"},
+        "appends_before_check": {"appends_before_check"},
+        "row_zero_only": {"row_zero"},
+        "row_maximum": {"row_max"},
+        "forgets_continue": {"break_after_accept"},
+        "skips_instead_of_stopping": {"continue"},
+        "draw_before_compare": {"draw_every_position"},
+        "coin_in_mission1": {"coin"},
+    },
+    "02_reject_and_break": {
+        "continue_not_break": {"continue"},
+        "break_after_accept": {"break_after_coin"},
+        "greater_coin": {"greater_coin"},
+        "less_equal_coin": {"less_equal_coin"},
+        "q_over_p": {"q_over_p"},
+        "no_coin": {"no_coin"},
+        "draw_every_position": {"draw_every_position"},
+        "strict_accept_branch": {"strict_greater"},
+        "row_zero_only": {"row_zero"},
+        "row_maximum": {"row_max"},
+        "appends_position": {"appends_position"},
+        "never_draws": {"never_draws"},
+        "accept_falls_through": {"falls_through"},
+    },
+}
+
+
+def model(case, draws, notebook, mistakes=frozenset()):
+    """(tokens, draws asked for, error type) of the reference verify_draft with ``mistakes``. Notebook 01's
+    reference stops at the first p < q with no draw (the given break); notebook 02's draws r there."""
+    draws, used = list(draws), 0
+    P, Q = case.target_probs, case.draft_probs
+    ids = [int(t) for t in case.draft_tokens]
+    out = []
+
+    def rand():
+        nonlocal used
+        used += 1
+        return draws[used - 1] if used <= len(draws) else OVERFLOW_DRAW
+
+    for i, t in enumerate(ids):
+        row = 0 if "row_zero" in mistakes else i
+        p, q = P[row, t].item(), Q[row, t].item()
+        if "row_max" in mistakes:
+            p = P[i].max().item()
+        kept = i if "appends_position" in mistakes else t
+        r = rand() if "draw_every_position" in mistakes else None
+        if "appends_before_check" in mistakes:
+            out.append(kept)
+        if "no_coin" in mistakes:
+            accept = True
+        elif "reversed_comparison" in mistakes:
+            accept = p <= q
+        elif "strict_greater" in mistakes:
+            accept = p > q
+        else:
+            accept = p >= q
+        if accept:
+            if "appends_before_check" not in mistakes:
+                out.append(kept)
+            if "break_after_accept" in mistakes:
+                break
+            if "falls_through" not in mistakes:
+                continue
+        if "never_draws" in mistakes or (notebook.startswith("01") and "coin" not in mistakes):
+            # Mission 1: the given break
+            if "continue" in mistakes:
+                continue
+            break
+        if r is None:
+            r = rand()
+        if (p if "q_over_p" in mistakes else q) == 0:  # the ratio divides by zero, as the function's would
+            return out, used, "ZeroDivisionError"
+        if "q_over_p" in mistakes:
+            coin = r < q / p
+        elif "greater_coin" in mistakes:
+            coin = r > p / q
+        elif "less_equal_coin" in mistakes:
+            coin = r <= p / q
+        else:
+            coin = r < p / q
+        if coin:
+            out.append(kept)
+            if "break_after_coin" in mistakes:
+                break
+            continue
+        if "continue" in mistakes:
+            continue
+        break
+    return out, used, None
+
+
+def _same(tokens, model_tokens, k):
+    model_tokens = model_tokens[:k + MAX_TOKENS_OVER]
+    if tokens is None or len(tokens) != len(model_tokens):
+        return False
+    return all(abs(float(a) - float(b)) < 1e-6 for a, b in zip(tokens, model_tokens))
+
+
+def _draws(args, kwargs):
+    return args[0] if len(args) > 0 else kwargs.get("draws", ())
+
+
+def evidence(calls, notebook):
+    """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
+    model does}): single mistakes, then pairs of them (named "a+b"), over the run_verify calls."""
+    rules = RULES.get(notebook, {})
+    combos = [(name, frozenset(m)) for name, m in rules.items()]
+    combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
+    found, agree = {}, dict.fromkeys((name for name, _ in combos), 0)
+    for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
+        if helper != "run_verify":
+            continue
+        draws = _draws(args, kwargs)
+        right = model(case, draws, notebook)
+        student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
+        for name, mistakes in combos:
+            tokens, used, error = model(case, draws, notebook, mistakes)
+            if error is not None:
+                matched = student[2] is not None and str(student[2]).split(":")[0] == error
+            else:
+                matched = student[2] is None and _same(student[0], tokens, len(case.positions)) and student[1] == used
+            agree[name] += matched
+            if (tokens, used, error) == right:
+                continue
+            shows, could = found.setdefault(name, (set(), set()))
+            could.add(index)
+            if matched:
+                shows.add(index)
+    return found, agree
+
+
+def fired(calls, failed, notebook):
+    """[(rule, explained checks)]: the model that agrees with the function on the most calls, among those that
+    show on every call where they could (one of them a failed check's); a single mistake before a pair that
+    agrees no more often."""
+    failed = set(failed)
+    found, agree = evidence(calls, notebook)
+    candidates = []
+    for name, (shows, could) in found.items():
+        explained = {calls[i][0] for i in shows} & failed
+        if explained and shows == could:
+            candidates.append((-agree[name], "+" in name, name, explained))
+    candidates.sort(key=lambda x: x[:3])
+    return [(name, explained) for _, _, name, explained in candidates[:1]]
+
+
+def sentences(notebook, assignment=ASSIGNMENT):
+    """{answer name: its diagnosis sentence} in the edition's words."""
+    from grading import diagnosis
+    translated = diagnosis.texts(assignment)[1]
+    if translated is not None:
+        return dict(translated.get(notebook, {}))
+    return {a.name: a.diagnosis for a in catalogue.load(assignment=ASSIGNMENT)
+            if a.notebook == notebook and a.diagnosis}
+
+
+def line_text(judge, notebook, assignment=ASSIGNMENT):
+    """The sentence(s) the rules give for the run (joined as the frame's "also" when two mistakes are
+    modelled together), or None when no rule fires."""
+    from grading import rules
+    try:
+        chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook)
+    except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
+        return None
+    if not chosen:
+        return None
+    words = sentences(notebook, assignment)
+    names = chosen[0][0].split("+")
+    if any(n not in words for n in names):
+        return None
+    frame = rules.FRAME["en" if assignment == ASSIGNMENT else "zh"]
+    text = words[names[0]]
+    if len(names) > 1:
+        text += frame["also"].format(others=words[names[1]])
+    return text

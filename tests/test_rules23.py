@@ -1,0 +1,92 @@
+"""Level 23's diagnosis rules (grading/rules23.py): each model reproduces its catalogued answer, and answers
+generated from a template, with one or two known mistakes written in, get the mistakes they contain named (or
+an honest "cannot tell"), never another one."""
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from grading import ASSIGNMENT, catalogue, diagnosis, rules23
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "source" / ASSIGNMENT
+ANSWERS = {(a.notebook, a.name): a for a in catalogue.load(assignment=ASSIGNMENT)}
+
+
+@pytest.mark.parametrize("notebook,rule", [(nb, r) for nb, rs in rules23.RULES.items() for r in rs])
+def test_each_model_behaves_as_its_catalogued_answer(notebook, rule):
+    answer = ANSWERS[notebook, rule]
+    judge = diagnosis.judge_of(answer.code, notebook, SOURCE)
+    assert judge.failed
+    assert [name for name, _ in rules23.fired(judge.calls, judge.failed, notebook)] == [rule]
+
+
+# Notebook 02's loop with slots; each slot's other values are a known mistake (the catalogued answer named).
+TEMPLATE = '''def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[{row}, token_id].item()
+        q = draft_probs[{row}, token_id].item()
+        if p {cmp} q:
+            accepted_tokens.append({kept})
+            continue
+        r = torch.rand(1).item()
+        if r {coin} p / q:
+            accepted_tokens.append({kept})
+        else:
+            {reject}
+    return accepted_tokens
+'''
+RIGHT = {"row": "i", "cmp": ">=", "kept": "token_id", "coin": "<", "reject": "break"}
+MISTAKES = {  # (slot, value): the catalogued answer whose sentence names it
+    ("row", "0"): "row_zero_only", ("cmp", ">"): "strict_accept_branch", ("kept", "i"): "appends_position",
+    ("coin", ">"): "greater_coin", ("coin", "<="): "less_equal_coin", ("reject", "continue"): "continue_not_break",
+}
+CASES = [frozenset([m]) for m in MISTAKES] + [
+    frozenset(pair) for pair in itertools.combinations(MISTAKES, 2) if pair[0][0] != pair[1][0]]
+
+
+def written(mistakes):
+    slots = dict(RIGHT)
+    slots.update(dict(mistakes))
+    return TEMPLATE.format(**slots)
+
+
+def sentence(name):
+    return ANSWERS["02_reject_and_break", name].diagnosis
+
+
+@pytest.mark.parametrize("mistakes", CASES, ids=lambda ms: "+".join(sorted(MISTAKES[m] for m in ms)))
+def test_a_generated_answer_is_told_its_own_mistakes_or_that_the_grader_cannot_tell(mistakes):
+    judge = diagnosis.judge_of(written(mistakes), "02_reject_and_break", SOURCE)
+    assert judge.failed, "a known mistake must lose points"
+    line = diagnosis.line("02_reject_and_break", judge)
+    if line.startswith("Diagnosis: " + diagnosis.UNKNOWN.split(";")[0]):
+        pytest.skip("cannot tell (counted by the test below)")
+    named = {name for name in set(MISTAKES.values()) if sentence(name) in line}
+    # never a mistake that is not there; one of two may go unnamed when the checks never see it (row 0 with
+    # p > q: no scripted row 0 has p == q, so the two behave alike everywhere)
+    assert named and named <= {MISTAKES[m] for m in mistakes}, line
+
+
+def test_most_generated_answers_get_their_mistakes_named():
+    told = 0
+    for mistakes in CASES:
+        judge = diagnosis.judge_of(written(mistakes), "02_reject_and_break", SOURCE)
+        line = diagnosis.line("02_reject_and_break", judge)
+        told += all(sentence(MISTAKES[m]) in line for m in mistakes)
+    print(f"{told} of {len(CASES)} generated answers told every mistake they contain")
+    assert told >= 0.8 * len(CASES), f"{told} of {len(CASES)} named"
+
+
+def test_the_template_with_no_mistake_is_a_right_answer():
+    judge = diagnosis.judge_of(written(()), "02_reject_and_break", SOURCE)
+    assert not judge.failed and diagnosis.line("02_reject_and_break", judge) == "Diagnosis: " + diagnosis.NONE
+
+
+def test_a_model_that_cannot_follow_the_run_names_nothing(monkeypatch):
+    judge = diagnosis.judge_of(written([("coin", ">")]), "02_reject_and_break", SOURCE)
+    monkeypatch.setattr(rules23, "model", lambda *a, **k: 1 / 0)
+    assert rules23.line_text(judge, "02_reject_and_break") is None
