@@ -31,6 +31,7 @@ RULES = {
         "skips_instead_of_stopping": {"continue"},
         "draw_before_compare": {"draw_every_position"},
         "coin_in_mission1": {"coin"},
+        "keeps_every_token": {"no_coin"},
     },
     "02_reject_and_break": {
         "continue_not_break": {"continue"},
@@ -128,44 +129,51 @@ def _draws(args, kwargs):
 
 def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
-    model does}): single mistakes, then pairs of them (named "a+b"), over the run_verify calls."""
+    model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
+    (named "a+b"), over the run_verify calls."""
     rules = RULES.get(notebook, {})
     combos = [(name, frozenset(m)) for name, m in rules.items()]
     combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
-    found, agree = {}, dict.fromkeys((name for name, _ in combos), 0)
+    found, agree = {}, {name: set() for name, _ in combos}
+    deviating = set()  # calls where the function did not do what the right answer does (and did not raise)
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_verify":
             continue
         draws = _draws(args, kwargs)
         right = model(case, draws, notebook)
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
+        if student[2] is None and not (_same(student[0], right[0], len(case.positions)) and student[1] == right[1]):
+            deviating.add(index)
         for name, mistakes in combos:
             tokens, used, error = model(case, draws, notebook, mistakes)
             if error is not None:
                 matched = student[2] is not None and str(student[2]).split(":")[0] == error
             else:
                 matched = student[2] is None and _same(student[0], tokens, len(case.positions)) and student[1] == used
-            agree[name] += matched
+            if matched:
+                agree[name].add(index)
             if (tokens, used, error) == right:
                 continue
             shows, could = found.setdefault(name, (set(), set()))
             could.add(index)
             if matched:
                 shows.add(index)
-    return found, agree
+    return found, agree, deviating
 
 
 def fired(calls, failed, notebook):
     """[(rule, explained checks)]: the model that agrees with the function on the most calls, among those that
-    show on every call where they could (one of them a failed check's); a single mistake before a pair that
-    agrees no more often."""
+    show on every call where they could (one of them a failed check's) and do what the function did on every
+    call where it went wrong; a single mistake before a pair that agrees no more often."""
     failed = set(failed)
-    found, agree = evidence(calls, notebook)
+    found, agree, deviating = evidence(calls, notebook)
     candidates = []
     for name, (shows, could) in found.items():
         explained = {calls[i][0] for i in shows} & failed
-        if explained and shows == could:
-            candidates.append((-agree[name], "+" in name, name, explained))
+        # it shows wherever it could, and it accounts for every call where the function went wrong without
+        # raising (an error is the check's own message, and may be a second, unmodelled problem)
+        if explained and shows == could and deviating <= agree[name]:
+            candidates.append((-len(agree[name]), "+" in name, name, explained))
     candidates.sort(key=lambda x: x[:3])
     return [(name, explained) for _, _, name, explained in candidates[:1]]
 

@@ -72,3 +72,9 @@ def test_score_table_names_each_students_edition():
     table = demo.score_table({"ada": {NOTEBOOKS[0]: (15.0, 15.0)}, "lan": {NOTEBOOKS[0]: (15.0, 15.0)}},
                              editions={"ada": "en", "lan": "zh"})
     assert "edition" in table and "lan     zh" in table
+
+
+def test_the_gradebook_read_in_three_queries_equals_nbgraders_objects(graded_course):
+    for assignment in ASSIGNMENTS:
+        fast = pipeline.scores(graded_course.root, assignment=assignment)
+        assert fast and fast == pipeline.scores_by_objects(graded_course.root, assignment=assignment), assignment

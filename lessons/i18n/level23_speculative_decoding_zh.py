@@ -640,6 +640,7 @@ DIAGNOSES = {
         "first_token_peek": "你在循环之前读取了 draft_tokens[0]，空草稿时会抛出 IndexError：只在循环中取每个 token_id",
         "forgets_continue": "p >= q 时你追加了 token_id，程序却继续执行到预先写好的 break，所以一个 token 之后就停了：追加之后加上 continue",
         "hard_coded_visible": "无论输入是什么，你总是返回可见测试的答案 [10]：在每个位置判断 p >= q，并追加它的 token_id",
+        "keeps_every_token": "你保留了每一个 token，连 p < q 的也保留了：在每个位置比较 p 和 q，遇到第一个 p < q 就 break",
         "mutates_inputs": "接受之后你把 0.0 写进了 target_probs[i, token_id]，改动了调用者的张量：只读取 target_probs，不要给它赋值",
         "ratio_divides_by_q": "你检查 p / q >= 1，q == 0 时会抛出 ZeroDivisionError：直接比较 p >= q，不做除法",
         "returns_tensor": "你返回的是 torch.tensor(accepted_tokens) 而不是列表本身：返回 accepted_tokens，一个由 int 组成的普通列表",
