@@ -397,7 +397,8 @@ def test_make_lab_opens_the_chinese_edition_with_jupyterlab_in_chinese():
 def test_readme_links_the_chinese_readme():
     assert "README.zh-CN.md" in (ROOT / "README.md").read_text()
     zh = (ROOT / "README.zh-CN.md").read_text()
-    for needed in ("make demo", "make lab LANG=zh", "make grade", "level23_speculative_decoding_zh"):
+    for needed in ("make demo", "make lab LANG=zh", "make grade", "make export", "course_feedback",
+                   "level23_speculative_decoding_zh"):
         assert needed in zh
     assert template(PAIRS[0][0]) == PAIRS[0][1]
 
