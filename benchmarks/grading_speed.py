@@ -168,7 +168,13 @@ def phase(procs, frames):
         if "grader_call_request" in s:
             return "student cells (the grader's calls)"
         if "run_cell" in s or "execute_request" in s:
-            return "lesson cells and student cells"
+            if "matplotlib" in s:
+                return "lesson cells: figures (matplotlib)"
+            if "ipywidgets" in s or "spec_widgets" in s or "spec_quiz" in s:
+                return "lesson cells: widgets and quizzes"
+            if "_find_and_load" in s:
+                return "lesson cells: imports"
+            return "lesson cells and student cells, the rest"
         return "kernel start-up (ipykernel, IPython)"
     if "grading.grade --worker" not in name:
         return "benchmark and make_class (not grading)"

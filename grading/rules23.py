@@ -32,6 +32,7 @@ RULES = {
         "draw_before_compare": {"draw_every_position"},
         "coin_in_mission1": {"coin"},
         "keeps_every_token": {"no_coin"},
+        "tensor_compare_no_item": {"equal_only"},
     },
     "02_reject_and_break": {
         "continue_not_break": {"continue"},
@@ -77,6 +78,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             accept = True
         elif "reversed_comparison" in mistakes:
             accept = p <= q
+        elif "equal_only" in mistakes:  # whole rows compared: only p == q makes every entry agree
+            accept = p == q
         elif "strict_greater" in mistakes:
             accept = p > q
         else:
@@ -164,7 +167,8 @@ def evidence(calls, notebook):
 def fired(calls, failed, notebook):
     """[(rule, explained checks)]: the model that agrees with the function on the most calls, among those that
     show on every call where they could (one of them a failed check's) and do what the function did on every
-    call where it went wrong; a single mistake before a pair that agrees no more often."""
+    call where it went wrong; a single mistake before a pair that agrees no more often. Two that fit equally
+    well name nothing."""
     failed = set(failed)
     found, agree, deviating = evidence(calls, notebook)
     candidates = []
@@ -175,6 +179,8 @@ def fired(calls, failed, notebook):
         if explained and shows == could and deviating <= agree[name]:
             candidates.append((-len(agree[name]), "+" in name, name, explained))
     candidates.sort(key=lambda x: x[:3])
+    if len(candidates) > 1 and candidates[0][:2] == candidates[1][:2]:
+        return []  # two mistakes fit the run equally well: the checks cannot tell them apart, so neither is named
     return [(name, explained) for _, _, name, explained in candidates[:1]]
 
 
