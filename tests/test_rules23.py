@@ -90,3 +90,15 @@ def test_a_model_that_cannot_follow_the_run_names_nothing(monkeypatch):
     judge = diagnosis.judge_of(written([("coin", ">")]), "02_reject_and_break", SOURCE)
     monkeypatch.setattr(rules23, "model", lambda *a, **k: 1 / 0)
     assert rules23.line_text(judge, "02_reject_and_break") is None
+
+
+def test_the_rules_alone_never_give_a_catalogued_answer_another_answers_sentence():
+    """The catalogue as the rules' test set: without the lookup, each wrong answer gets its own sentence or none."""
+    own = other = 0
+    for answer in ANSWERS.values():
+        if answer.full_marks:
+            continue
+        text = rules23.line_text(diagnosis.judge_of(answer.code, answer.notebook, SOURCE), answer.notebook)
+        assert text in (None, answer.diagnosis), f"{answer.notebook} {answer.name}: {text}"
+        own += text == answer.diagnosis
+    assert own >= 25, own
