@@ -115,13 +115,17 @@ def graded_course(tmp_path_factory):
                                        root / "release" / assignment, assignment)
     for assignment in (ASSIGNMENT, ZH):
         write_hostile(root, root / "release" / assignment, assignment)
-    # Level 23 in English goes through the plain `nbgrader autograde` (a broken submission makes nbgrader exit
-    # non-zero; the run itself must still grade everyone else: tests/test_faults.py reads its log).
-    logs[f"autograde {ASSIGNMENT}"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, "--force", check=False)
-    # Every other assignment and edition goes through `make grade`'s parallel workers, in one mixed-class queue
-    # (grade.Submission): on 2 cores that takes about half as long as plain runs, one after the other.
-    logs["autograde_zh"] = grade.run_workers(root, [i for i in grade.submissions(root) if i.assignment != ASSIGNMENT],
-                                             2, grade.default_db_url(root), echo=False, log=root / "grading_zh.log")
+    # `make grade`'s parallel workers grade every assignment and edition but Level 23 in English, and Level 23's
+    # catalogue answers in English, in one mixed-class queue (grade.Submission): on 2 cores about half as long
+    # as plain runs one after the other.
+    catalogued = {a.student for a in answers if a.assignment == ASSIGNMENT}
+    queue = [i for i in grade.submissions(root) if i.assignment != ASSIGNMENT or i.student in catalogued]
+    logs["autograde_zh"] = grade.run_workers(root, queue, 2, grade.default_db_url(root), echo=False,
+                                             log=root / "grading_zh.log")
+    # Then the plain `nbgrader autograde` grades the rest of Level 23 in English, skipping what is graded (no
+    # --force): the demo class, the faults and the attacks. A broken submission makes nbgrader exit non-zero;
+    # the run itself must still grade everyone else (tests/test_faults.py reads its log).
+    logs[f"autograde {ASSIGNMENT}"] = pipeline.nbgrader(root, "autograde", ASSIGNMENT, check=False)
     for assignment in ASSIGNMENTS:
         logs[f"feedback {assignment}"] = pipeline.nbgrader(root, "generate_feedback", assignment, "--force")
     logs["autograde"], logs["feedback"] = logs[f"autograde {ASSIGNMENT}"], logs[f"feedback {ASSIGNMENT}"]
