@@ -74,7 +74,7 @@ def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     entry = table.get(template(assignment), {}).get(notebook, {}).get(fingerprint(judge.trace))
     if entry is None or entry["diagnosis"] == NONE:
         from grading import rules23  # not a catalogued behaviour: the mistakes' models (grading/rules23.py)
-        text = rules23.line_text(judge, notebook, assignment)
+        text = rules23.line_text(judge, notebook, assignment, table)
         if text is not None:
             return words["prefix"] + text
         return words["prefix"] + words["unknown"].format(checks=failed)

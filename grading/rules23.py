@@ -3,15 +3,14 @@
 Level 23's line is first looked up among the catalogue's whole behaviours (grading/diagnoses.json: an answer
 that behaves exactly like a catalogued one gets its sentence). An answer that differs anywhere else (a
 second difference, another way of writing the same mistake) falls through to these rules: each models one
-mistake (or two at once) as a change to the reference loop, and fires when the function's tokens and draws
-match the model on the calls where the model differs from the right answer (at least half of them, and one
-of a failed check). A rule's sentence is the catalogued answer's own line (its ``# diagnosis:`` header, or
-the edition's DIAGNOSES entry): one source for each sentence.
+mistake (or two at once) as a change to the reference loop. A model names its mistake when it does what the
+function did on every call where the function went wrong without raising, and on every call where the model
+differs from the right answer (one of them a failed check's); see fired(). A rule's sentence is its catalogued
+answer's own line, read from the built table (grading/diagnoses.json, which a course ships in grading/; the
+answers/ folder is not there) or from the edition's DIAGNOSES: one source for each sentence.
 """
 
 import itertools
-
-from grading import catalogue
 
 ASSIGNMENT = "level23_speculative_decoding"
 OVERFLOW_DRAW = 0.999  # spec_checks._OVERFLOW_DRAW: handed out past the script
@@ -130,6 +129,15 @@ def _draws(args, kwargs):
     return args[0] if len(args) > 0 else kwargs.get("draws", ())
 
 
+def _did(student, modelled, k):
+    """Whether the function's (tokens, draws, error) on a call are what ``modelled`` gives: the same error type,
+    or no error and the same tokens (as far as the kernel sends them) and number of draws."""
+    tokens, used, error = modelled
+    if error is not None:
+        return student[2] is not None and str(student[2]).split(":")[0] == error
+    return student[2] is None and _same(student[0], tokens, k) and student[1] == used
+
+
 def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
     model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
@@ -142,20 +150,17 @@ def evidence(calls, notebook):
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_verify":
             continue
-        draws = _draws(args, kwargs)
+        draws, k = _draws(args, kwargs), len(case.positions)
         right = model(case, draws, notebook)
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
-        if student[2] is None and not (_same(student[0], right[0], len(case.positions)) and student[1] == right[1]):
+        if student[2] is None and not _did(student, right, k):
             deviating.add(index)
         for name, mistakes in combos:
-            tokens, used, error = model(case, draws, notebook, mistakes)
-            if error is not None:
-                matched = student[2] is not None and str(student[2]).split(":")[0] == error
-            else:
-                matched = student[2] is None and _same(student[0], tokens, len(case.positions)) and student[1] == used
+            modelled = model(case, draws, notebook, mistakes)
+            matched = _did(student, modelled, k)
             if matched:
                 agree[name].add(index)
-            if (tokens, used, error) == right:
+            if modelled == right:
                 continue
             shows, could = found.setdefault(name, (set(), set()))
             could.add(index)
@@ -184,17 +189,19 @@ def fired(calls, failed, notebook):
     return [(name, explained) for _, _, name, explained in candidates[:1]]
 
 
-def sentences(notebook, assignment=ASSIGNMENT):
-    """{answer name: its diagnosis sentence} in the edition's words."""
+def sentences(notebook, assignment=ASSIGNMENT, table=None):
+    """{answer name: its diagnosis sentence} in the edition's words: the zh edition's DIAGNOSES, or for English
+    the built table's (``table``, default grading/diagnoses.json), which names every catalogued answer."""
     from grading import diagnosis
     translated = diagnosis.texts(assignment)[1]
     if translated is not None:
         return dict(translated.get(notebook, {}))
-    return {a.name: a.diagnosis for a in catalogue.load(assignment=ASSIGNMENT)
-            if a.notebook == notebook and a.diagnosis}
+    table = table if table is not None else diagnosis.load()
+    return {name: entry["diagnosis"] for entry in table.get(ASSIGNMENT, {}).get(notebook, {}).values()
+            for name in entry["answers"]}
 
 
-def line_text(judge, notebook, assignment=ASSIGNMENT):
+def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     """The sentence(s) the rules give for the run (joined as the frame's "also" when two mistakes are
     modelled together), or None when no rule fires."""
     from grading import rules
@@ -204,7 +211,7 @@ def line_text(judge, notebook, assignment=ASSIGNMENT):
         return None
     if not chosen:
         return None
-    words = sentences(notebook, assignment)
+    words = sentences(notebook, assignment, table)
     names = chosen[0][0].split("+")
     if any(n not in words for n in names):
         return None

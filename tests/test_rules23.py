@@ -2,6 +2,7 @@
 generated from a template, with one or two known mistakes written in, get the mistakes they contain named (or
 an honest "cannot tell"), never another one."""
 
+import functools
 import itertools
 from pathlib import Path
 
@@ -54,15 +55,21 @@ def written(mistakes):
     return TEMPLATE.format(**slots)
 
 
+@functools.lru_cache(maxsize=None)
+def graded(mistakes):
+    """(judge, diagnosis line) of the template with ``mistakes`` (a frozenset), graded once for both tests."""
+    judge = diagnosis.judge_of(written(mistakes), "02_reject_and_break", SOURCE)
+    return judge, diagnosis.line("02_reject_and_break", judge)
+
+
 def sentence(name):
     return ANSWERS["02_reject_and_break", name].diagnosis
 
 
 @pytest.mark.parametrize("mistakes", CASES, ids=lambda ms: "+".join(sorted(MISTAKES[m] for m in ms)))
 def test_a_generated_answer_is_told_its_own_mistakes_or_that_the_grader_cannot_tell(mistakes):
-    judge = diagnosis.judge_of(written(mistakes), "02_reject_and_break", SOURCE)
+    judge, line = graded(mistakes)
     assert judge.failed, "a known mistake must lose points"
-    line = diagnosis.line("02_reject_and_break", judge)
     if line.startswith("Diagnosis: " + diagnosis.UNKNOWN.split(";")[0]):
         pytest.skip("cannot tell (counted by the test below)")
     named = {name for name in set(MISTAKES.values()) if sentence(name) in line}
@@ -74,8 +81,7 @@ def test_a_generated_answer_is_told_its_own_mistakes_or_that_the_grader_cannot_t
 def test_most_generated_answers_get_their_mistakes_named():
     told = 0
     for mistakes in CASES:
-        judge = diagnosis.judge_of(written(mistakes), "02_reject_and_break", SOURCE)
-        line = diagnosis.line("02_reject_and_break", judge)
+        _, line = graded(mistakes)
         told += all(sentence(MISTAKES[m]) in line for m in mistakes)
     print(f"{told} of {len(CASES)} generated answers told every mistake they contain")
     assert told >= 0.8 * len(CASES), f"{told} of {len(CASES)} named"
@@ -102,3 +108,18 @@ def test_the_rules_alone_never_give_a_catalogued_answer_another_answers_sentence
         assert text in (None, answer.diagnosis), f"{answer.notebook} {answer.name}: {text}"
         own += text == answer.diagnosis
     assert own >= 25, own
+
+
+@pytest.mark.parametrize("notebook", list(rules23.RULES))
+def test_each_rules_sentence_is_its_answers_own_from_the_built_table(notebook):
+    words = rules23.sentences(notebook)
+    for rule in rules23.RULES[notebook]:
+        assert words[rule] == ANSWERS[notebook, rule].diagnosis, rule
+
+
+def test_the_rules_name_a_mistake_in_a_course_that_has_no_answers_folder(monkeypatch, tmp_path):
+    """A course ships grading/ (with diagnoses.json), not answers/: the rules' sentences must not need it."""
+    monkeypatch.setattr(catalogue, "ANSWERS", tmp_path / "no-answers")
+    judge = diagnosis.judge_of(written([("coin", ">"), ("cmp", ">")]), "02_reject_and_break", SOURCE)
+    line = diagnosis.line("02_reject_and_break", judge)
+    assert sentence("greater_coin") in line, line
