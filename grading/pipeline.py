@@ -75,23 +75,6 @@ def scores(course, db_url=None, assignment=ASSIGNMENT):
     return out
 
 
-def scores_by_objects(course, db_url=None, assignment=ASSIGNMENT):
-    """scores() through nbgrader's own objects, one lazy load at a time: what a test compares scores() with."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    out = {}
-    with Gradebook(db_url or f"sqlite:///{Path(course) / 'gradebook.db'}") as gb:
-        try:
-            assignment = gb.find_assignment(assignment)
-        except MissingEntry:
-            return out
-        for submission in assignment.submissions:
-            student = out.setdefault(submission.student.id, {})
-            for nb in submission.notebooks:
-                student[nb.notebook.name] = {g.name: (g.score, g.max_score) for g in nb.grades}
-    return out
-
-
 def class_scores(course, db_url=None):
     """{assignment: scores(...)} for every assignment of the course (every edition) that has submissions."""
     from grading import ASSIGNMENTS

@@ -455,13 +455,13 @@ def pair_evidence(calls):
         if rejected and tells and all(g == n + 1 for g, n in rejected):
             evidence["pair_crop_long"][0].add(index)
         longer = any(n > 1 for _, n in grown)  # a step of one token keeps nothing new either way
-        if longer and all(g == n - 1 for g, n in grown):
+        short = all(g == n - 1 for g, n in grown)
+        if longer and short:
             evidence["pair_crop_short"][0].add(index)
         if grown and all(g == 0 for g, _ in grown):  # crop(start), or one short when every step kept one token
             evidence["pair_cache_not_grown"][0].add(index)
         sizes = {g for g, _ in grown}
-        if len(sizes) == 1 and 0 < min(sizes) < k + 1 and len({n for _, n in grown}) > 1 and not all(
-                g == n - 1 for g, n in grown):
+        if len(sizes) == 1 and 0 < min(sizes) < k + 1 and len({n for _, n in grown}) > 1 and not short:
             evidence["pair_crop_fixed"][0].add(index)
         if (not trace.get("error") and grown and len(made) == len(trace["steps"]) and all(n == k + 1 for n in made)
                 and all(g == n for g, n in grown)):
@@ -542,10 +542,10 @@ def line(judge, level, lang="en"):
 
 
 def diagnose(judge, level):
-    """[(rule, explained checks)] for the run, most explained first. Level 24 only: Level 23's diagnosis is still
-    looked up in grading/diagnoses.json (grading/diagnosis.py line), and never reaches here."""
+    """[(rule, explained checks)] for the run, most explained first. Level 24 only: Level 23's line is looked up in
+    grading/diagnoses.json, then given by its own rules (grading/rules23.py), both from grading/diagnosis.py line."""
     if level != 24:
-        raise ValueError(f"Level {level} has no diagnosis rules: it is looked up in grading/diagnoses.json")
+        raise ValueError(f"Level {level}'s diagnosis is grading/diagnosis.py line's (the lookup, then grading/rules23.py)")
     bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
     evidence = level24_evidence(judge.calls, bonus)
     evidence.update(pair_evidence(judge.calls))

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, catalogue, demo, grade, pipeline, template  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, catalogue, demo, grade, pipeline, template  # noqa: E402
 
 ZH = "level23_speculative_decoding_zh"  # the Chinese edition, graded in the same course
 # The editions whose whole catalogue is graded by nbgrader here. Every other edition (Level 24's) gets the
