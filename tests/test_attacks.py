@@ -110,10 +110,24 @@ class AttackedClass:
         return path.read_text() if path.exists() else ""
 
 
+CELL_BREAK = "\n# %% a code cell of its own\n"
+
+
 def write_attack(root, path, release):
-    """The attack's submission; its ``markdown-cell`` header, if any, becomes a markdown cell above the answer."""
-    text = path.read_text()
+    """The attack's submission; its ``markdown-cell`` header, if any, becomes a markdown cell above the answer.
+
+    Each line ``# %% a code cell of its own`` starts a code cell the student added below the answer cell (the
+    way a student adds cells), so that an attack of many steps has a cell's time for each."""
+    text, *extra = path.read_text().split(CELL_BREAK)
     target = catalogue.write_submission(root / "submitted", attack_student(path), header(text, "notebook"), text, release)
+    nb = nbformat.read(target, as_version=4)
+    below = nb.cells.index(catalogue.solution_cell(nb)) + 1
+    for k, source in enumerate(extra):
+        cell = nbformat.v4.new_code_cell(source)
+        if nb.nbformat_minor < 5:
+            del cell["id"]
+        nb.cells.insert(below + k, cell)
+    nbformat.write(nb, target)
     if header(text, "markdown-cell"):
         nb = nbformat.read(target, as_version=4)
         cell = nbformat.v4.new_markdown_cell(header(text, "markdown-cell"))

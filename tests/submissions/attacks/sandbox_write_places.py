@@ -97,5 +97,7 @@ _attempt("/dev", lambda: open("/dev/ATTACK", "w") and "wrote /dev/ATTACK")
 _attempt("/dev/shm", lambda: _fill("/dev/shm"))
 _attempt("memfd", _memfds)
 _attempt("user namespace", _userns_tmpfs)
+# %% a code cell of its own
 _attempt("memory", _memory)
+# %% a code cell of its own
 _attempt("processes", _hold)
