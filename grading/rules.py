@@ -186,6 +186,16 @@ SENTENCES = {  # rule id: (en, zh)
         "your function raises an error when every draft is accepted, where the bonus is sampled from "
         "target_probs[K], K = len(draft_tokens)",
         "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外（bonus）token，K = len(draft_tokens)"),
+    "not_token_ids": (
+        "your function returns a list holding something other than token ids (a float such as p, a tensor, ...): "
+        "append token_id itself, an int",
+        "你的函数返回的列表里装的不是 token id（例如 p 这样的浮点数、张量等）：要 append token_id 本身，一个 int"),
+    "reseeds": (
+        "your function sets torch's seed itself (torch.manual_seed inside it), so every call draws the same "
+        "numbers and the checks that repeat it with real draws see one outcome again and again: seed once outside "
+        "the function, or not at all",
+        "你的函数自己设置了 torch 的种子（在函数内部调用 torch.manual_seed），所以每次调用抽到的数都一样，"
+        "用真实随机数反复调用它的检查一次又一次看到同一个结果：要在函数外面设一次种子，或者干脆不设"),
     "not_a_list": (
         "your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints",
         "你的函数返回的不是由 token id 组成的普通列表：返回 accepted_tokens，一个由 int 组成的列表"),
@@ -408,7 +418,7 @@ def level24_evidence(calls, bonus):
                       and trace["tokens"][:len(right["tokens"])] == right["tokens"]
                       and len(trace["tokens"]) == len(right["tokens"]) + 1,
                       "vector_coin": any(e[0] == "rand" and e[1] != [1] for e in trace["events"]),
-                      "inputs_changed": trace["inputs_changed"],
+                      "inputs_changed": trace["inputs_changed"], "reseeds": trace.get("reseeded") is True,
                       "not_a_list": trace["tokens"] is None and trace["error"] is None,
                       "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
                       and "r" in _order(right)}
@@ -474,8 +484,9 @@ ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}]}
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed", "not_a_list", "bonus_before_coins",
-                   "correction_not_multinomial", "multinomial_refused", "bonus_error", "extra_token_all_accepted")
+PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed", "reseeds", "not_a_list",
+                                "bonus_before_coins", "correction_not_multinomial", "multinomial_refused",
+                                "bonus_error", "extra_token_all_accepted")
 
 
 # Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then):
@@ -487,9 +498,12 @@ def fired(calls, failed, evidence):
     """[(rule, the failed checks it explains)], most explained first; a rule fires when a call of a failed
     check shows it and (for a model rule) at least half of the calls where it could show do."""
     failed = set(failed)
+    traced = {check for check, *_ in calls}
     out = []
     for rule, (shows, could) in evidence.items():
         explained = {calls[i][0] for i in shows} & failed
+        if rule == "reseeds" and shows:  # a seed set inside the function also spoils every check of real draws
+            explained |= failed - traced
         if not explained:
             continue
         if rule not in PREDICATE_RULES and len(shows) * 2 < len(could):

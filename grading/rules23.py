@@ -201,22 +201,44 @@ def sentences(notebook, assignment=ASSIGNMENT, table=None):
             for name in entry["answers"]}
 
 
+# What a run shows directly, whatever else the function does (grading/rules.py has each sentence, both
+# languages): {rule: whether a traced call shows it}
+PREDICATES = {
+    "reseeds": lambda t: t.get("reseeded") is True,
+    "inputs_changed": lambda t: t.get("inputs_changed") is True,
+    "vector_coin": lambda t: bool(t.get("shapes")),
+    "not_a_list": lambda t: t.get("error") is None and t.get("tokens") is None and t.get("result_type") != "list",
+    "not_token_ids": lambda t: t.get("error") is None and t.get("tokens") is None and t.get("result_type") == "list",
+}
+
+
+def shown(calls):
+    """The predicates some traced call shows, in PREDICATES' order."""
+    traces = [trace for _, helper, _, _, _, trace in calls if helper == "run_verify"]
+    return [name for name, shows in PREDICATES.items() if any(shows(t) for t in traces)]
+
+
 def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
-    """The sentence(s) the rules give for the run (joined as the frame's "also" when two mistakes are
-    modelled together), or None when no rule fires."""
+    """The sentence(s) the rules give for the run, or None when none fires: the model that fits (a pair of
+    mistakes as the first's sentence, then the frame's "also" with the second's), then what the run shows
+    directly (PREDICATES) as "also"; with no model, the first predicate, the others as "also"."""
     from grading import rules
+    lang = "en" if assignment == ASSIGNMENT else "zh"
     try:
         chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook)
     except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
+        chosen = []
+    parts = []
+    if chosen:
+        words = sentences(notebook, assignment, table)
+        names = chosen[0][0].split("+")
+        if all(n in words for n in names):
+            parts = [words[n] for n in names]
+    parts += [rules.sentence(name, lang) for name in shown(judge.calls)]
+    if not parts:
         return None
-    if not chosen:
-        return None
-    words = sentences(notebook, assignment, table)
-    names = chosen[0][0].split("+")
-    if any(n not in words for n in names):
-        return None
-    frame = rules.FRAME["en" if assignment == ASSIGNMENT else "zh"]
-    text = words[names[0]]
-    if len(names) > 1:
-        text += frame["also"].format(others=words[names[1]])
+    frame = rules.FRAME[lang]
+    text = parts[0]
+    if len(parts) > 1:
+        text += frame["also"].format(others=frame["sep"].join(parts[1:]))
     return text

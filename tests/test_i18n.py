@@ -114,8 +114,16 @@ def test_every_catalogue_mistake_has_its_diagnosis_in_every_language(edition, ba
         if not a.full_marks and translated is None:  # diagnosed by rules: the rule has a sentence in the language
             from grading import rules
             assert rules.SENTENCES[a.diagnosis][1], f"no {language(edition)} sentence for rule {a.diagnosis}"
+        elif not a.full_marks and a.diagnosis in {en for en, _ in rules_sentences()}:
+            # a mistake the run shows directly, named in grading/rules.py's words (both languages): no second copy
+            assert a.name not in translated[a.notebook], f"{a.notebook}/{a.name}: its sentence is grading/rules.py's"
         elif not a.full_marks:
             assert translated[a.notebook].get(a.name), f"no {language(edition)} diagnosis for {a.notebook}/{a.name}"
+
+
+def rules_sentences():
+    from grading import rules
+    return rules.SENTENCES.values()
 
 
 def test_a_changed_english_cell_stops_the_build(tmp_path, monkeypatch):

@@ -32,8 +32,11 @@ def test_a_mutant_loses_points_or_is_equivalent_and_is_never_told_none_wrongly(a
 
 
 def test_the_unknown_line_names_the_failed_checks_and_none_needs_every_check_passed():
+    # a generator of its own, made afresh in every call: the same coins every time, and no seed of torch's changed
+    # (a torch.manual_seed inside is named: tests/test_shown_directly.py)
     seeded = mutants.reference(mutants.LEVEL24, "01_correction_token").replace(
-        "accepted_tokens = []", "accepted_tokens = []\n    torch.manual_seed(0)", 1)
+        "accepted_tokens = []", "accepted_tokens = []\n    generator = torch.Generator().manual_seed(0)", 1).replace(
+        "torch.rand(1)", "torch.rand(1, generator=generator)")
     judge, line = mutants.grade(seeded, mutants.LEVEL24, "01_correction_token")
     assert judge.failed == ["hidden_emitted_distribution"], judge.failed  # only the check with real randomness
     assert line.startswith("Diagnosis: your function does not behave like any mistake") and \

@@ -180,7 +180,7 @@ def forged(field, value, helper="run_verify"):
     ("calls", -1), ("calls", True), ("shapes", [[1]] * 100), ("shapes", [[[]]]), ("error", ["not a name", "x"]),
     ("error", ["ValueError", "x" * 600]), ("after", []), ("after", [[[2, 41], "torch.float32", [0.0]]] * 3),
     ("after", [[[1] * 9, "x", None]] * 3), ("rebound", ["open"]), ("rebound", ["zip", "zip"]),
-    ("result_repr", "x" * 200), ("rand_replaced", 0),
+    ("result_repr", "x" * 200), ("rand_replaced", 0), ("reseeded", 1), ("reseeded", None),
 ])
 def test_a_reply_is_checked_for_content_not_only_type(field, value):
     said = error_of(judge_for(MUTATES, forge=forged(field, value)).outputs(INPUTS_CHECK))

@@ -629,22 +629,20 @@ HELPERS = {
 # The diagnosis line's frame (prefix, none, unknown, not made, also) and Level 24's rule sentences are in
 # grading/rules.py (FRAME, SENTENCES: one table, both languages).
 
-# By catalogue answer (answers/<notebook>/<name>.py, its '# diagnosis:' line), for the wrong answers.
+# By catalogue answer (answers/<notebook>/<name>.py, its '# diagnosis:' line), for the wrong answers; an answer
+# whose run shows its mistake directly (changed inputs, not a list, a vector of coins: grading/rules23.py
+# PREDICATES) is named in grading/rules.py's words instead, so it has no entry here.
 DIAGNOSES = {
     "01_accept_branch": {
         "appends_before_check": "你在比较之前就追加了 token_id，所以第一个 p < q 的 token 在 break 之前被留下了：只在 p >= q 时追加",
         "appends_position": "p >= q 时你追加的是位置 i 而不是 token_id：请追加 token_id",
-        "appends_probability": "p >= q 时你追加的是目标概率 p 而不是 token_id：请追加 token_id",
         "coin_in_mission1": "你在 p < q 的地方已经抽了 r（Mission 2 的硬币），但 Mission 1 从不抽随机数：p < q 时直接 break",
         "draw_before_compare": "你在每个位置比较之前都调用了 torch.rand，但 Mission 1 从不抽随机数：去掉抽取，只判断 p >= q",
         "first_token_peek": "你在循环之前读取了 draft_tokens[0]，空草稿时会抛出 IndexError：只在循环中取每个 token_id",
         "forgets_continue": "p >= q 时你追加了 token_id，程序却继续执行到预先写好的 break，所以一个 token 之后就停了：追加之后加上 continue",
         "hard_coded_visible": "无论输入是什么，你总是返回可见测试的答案 [10]：在每个位置判断 p >= q，并追加它的 token_id",
         "keeps_every_token": "你保留了每一个 token，连 p < q 的也保留了：在每个位置比较 p 和 q，遇到第一个 p < q 就 break",
-        "mutates_inputs": "接受之后你把 0.0 写进了 target_probs[i, token_id]，改动了调用者的张量：只读取 target_probs，不要给它赋值",
         "ratio_divides_by_q": "你检查 p / q >= 1，q == 0 时会抛出 ZeroDivisionError：直接比较 p >= q，不做除法",
-        "returns_tensor": "你返回的是 torch.tensor(accepted_tokens) 而不是列表本身：返回 accepted_tokens，一个由 int 组成的普通列表",
-        "returns_tuple": "你返回的是 tuple(accepted_tokens) 而不是列表本身：返回 accepted_tokens，一个由 int 组成的普通列表",
         "reversed_comparison": "你在 p <= q 时接受，所以留下了 p < q 的 token，又在 p > q 处停止：p >= q 时接受",
         "row_maximum": "你用整行最大值 target_probs[i].max() 去和 q 比较，忽略了 p：比较在 [i, token_id] 处读取的 p 和 q",
         "row_zero_only": "你在每个位置都从第 0 行读取 p 和 q：读取第 i 行，target_probs[i, token_id] 和 draft_probs[i, token_id]",
@@ -655,9 +653,7 @@ DIAGNOSES = {
     "02_reject_and_break": {
         "accept_falls_through": "p >= q 时你追加了 token_id，却没有转到下一个位置，所以这里也抽了 r，这个 token 可能被追加两次：追加之后加上 continue",
         "never_draws": "你在每个 p < q 处都不抽 r 就停下了，和 Mission 1 一样：要在那里抽 r = torch.rand(1).item()，r < p / q 时接受这个 token",
-        "all_draws_up_front": "你在循环之前用 torch.rand(len(draft_tokens)) 一次抽取 K 个值：只在 p < q 分支内抽取 r = torch.rand(1).item()",
         "appends_position": "p >= q 和 r < p / q 时你追加的都是位置 i 而不是 token_id：请追加 token_id",
-        "appends_probability": "p >= q 和 r < p / q 时你追加的都是 p 而不是 token_id：请追加 token_id",
         "break_after_accept": "每次抽取之后你都 break，即使 r < p / q 已经接受了这个 token：只在 r >= p / q 时 break，否则继续",
         "continue_not_break": "拒绝之后你用了 continue，所以后面的 token 仍被检查、还可能被接受：拒绝必须 break",
         "draw_every_position": "你在每个位置都抽取 r，包括 p >= q 的位置：只在 p < q 分支抽随机数",
@@ -665,7 +661,6 @@ DIAGNOSES = {
         "greater_coin": "你在 r > p / q 时接受，硬币方向反了，所以可能性大的 token 反而被拒绝：r < p / q 时接受",
         "hard_coded_visible": "你调用两次 torch.rand，然后总是返回可见测试的答案 [10, 20]：根据 p、q 和 r 判断每个位置",
         "less_equal_coin": "你在 r <= p / q 时接受，所以边界 r == p / q 也被接受（即使 p == 0）：用严格的 r < p / q",
-        "mutates_inputs": "抽取之前你把 0.0 写进了 draft_probs[i, token_id]，改动了调用者的张量：只读取 draft_probs，不要给它赋值",
         "no_coin": "你接受了每个 token，包括 p < q 的位置，而没有抽取 r：在那里抽取 r = torch.rand(1).item()，只在 r < p / q 时接受",
         "numpy_rand": "你用 np.random.rand() 而不是 torch.rand 抽取 r：请用 r = torch.rand(1).item()",
         "q_over_p": "你用了 r < q / p，p < q 时它总是成立，p == 0 时还会除以零：用 r < p / q",
@@ -673,6 +668,5 @@ DIAGNOSES = {
         "row_maximum": "你用整行最大值 target_probs[i].max() 覆盖了 p，而没有用草稿 token 的概率：保持 p = target_probs[i, token_id].item()",
         "row_zero_only": "你在每个位置都从第 0 行读取 p 和 q：读取第 i 行，target_probs[i, token_id] 和 draft_probs[i, token_id]",
         "strict_accept_branch": "你只在 p > q 时接受，所以 p == q 进入了掷硬币分支并消耗一个随机数：p >= q 时不抽随机数直接接受",
-        "vector_draw_in_loop": "你在每个 p < q 的位置都用 torch.rand(len(draft_tokens)) 抽取整个向量，再取第 i 个元素：每次只抽一个值 torch.rand(1).item()",
     },
 }

@@ -164,6 +164,7 @@ STUDENT_FUNCTIONS = ("verify_and_correct", "speculative_step")
 REMOTE_HELPERS = ("run_step", "sample_steps")
 TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/diagnosis.py)
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
+_initial_seed = torch.initial_seed
 _real_rand, _real_multinomial, _real_method = torch.rand, torch.multinomial, torch.Tensor.multinomial
 _OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
 _OVERFLOW_PICK = 0      # token id handed out past the script
@@ -363,7 +364,7 @@ class Run:
     result_type, result_repr = "NoneType", "None"
     function = TEXT["your_function"]
     events = ()
-    inputs_changed = replaced = False
+    inputs_changed = replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
@@ -419,6 +420,9 @@ def _same(a, b):
     return _type(b) is _list and a == b
 
 
+CALL_SEED = 2400  # torch's seed while the student's function runs (seeded)
+
+
 def run_step(function, case, draws=(), picks=()):
     """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
     run = Run()
@@ -428,8 +432,11 @@ def run_step(function, case, draws=(), picks=()):
     fakes = (script.rand, script.multinomial, script.method())
     torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
     try:
-        with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(2400):
-            run.result = function(case.draft_probs, case.target_probs, case.draft_tokens)
+        with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(CALL_SEED):
+            try:
+                run.result = function(case.draft_probs, case.target_probs, case.draft_tokens)
+            finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
+                run.reseeded = _initial_seed() != CALL_SEED
     except BaseException as exc:  # the student's error is what we report
         run.exception, run.ename = exc, _type(exc).__name__
         run.error = f"{run.ename}: {exc}"
@@ -706,7 +713,8 @@ def to_wire(helper, result):
             "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
             if result.exception is not None else None,
             "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
-            "result_type": result.result_type[:40], "result_repr": result.result_repr[:80]}
+            "result_type": result.result_type[:40], "result_repr": result.result_repr[:80],
+            "reseeded": result.reseeded}
 
 
 def _is_number(x, low=-math.inf, high=math.inf):
@@ -754,7 +762,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
                 and _is_number(data[1], 0, MAX_COUNT) and data[1] == data[1]):
             raise ValueError("a malformed sample_steps reply")
         return list(data[0]), float(data[1])
-    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr")
+    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr", "reseeded")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_step reply")
     try:
@@ -774,6 +782,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
         if type(data["replaced"]) is not bool:
             raise ValueError("replaced")
+        if type(data["reseeded"]) is not bool:
+            raise ValueError("reseeded")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -787,7 +797,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.tokens, run.events = tokens, events
     run.error = f"{error[0]}: {error[1]}" if error else None
     run.ename = error[0] if error else None
-    run.inputs_changed, run.replaced = not all(unchanged), data["replaced"]
+    run.inputs_changed, run.replaced, run.reseeded = not all(unchanged), data["replaced"], data["reseeded"]
     run.rebound = list(data["rebound"])
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
@@ -800,7 +810,7 @@ def trace(helper, run):
     return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
             "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES, "refused": run.error in _REFUSALS[:3],
             "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
-            "result_type": run.result_type}
+            "result_type": run.result_type, "reseeded": run.reseeded}
 
 
 def hide(helper, result, case, shown, args=(), kwargs=None):

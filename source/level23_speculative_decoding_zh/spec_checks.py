@@ -125,6 +125,7 @@ VISIBLE_DRAWS = [0.5, 0.9]
 STUDENT_FUNCTIONS = ("verify_draft",)
 REMOTE_HELPERS = ("run_verify", "sample_runs")
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
+_initial_seed = torch.initial_seed
 _OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
 CALL_BUDGET_SECONDS = 1.0  # one call of verify_draft takes microseconds; a loop gets cut here
 
@@ -267,7 +268,7 @@ class Run:
     result_type, result_repr = "NoneType", "None"
     calls = 0
     draws_used = bad_shapes = ()
-    inputs_changed = rand_replaced = False
+    inputs_changed = rand_replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
@@ -304,6 +305,9 @@ def _same(a, b):
     return _type(b) is _list and a == b
 
 
+CALL_SEED = 2300  # torch's seed while the student's function runs (seeded)
+
+
 def run_verify(verify_draft, case, draws=(), rand=None):
     """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
 
@@ -320,8 +324,11 @@ def run_verify(verify_draft, case, draws=(), rand=None):
         if torch.rand is not fake:
             run.rand_replaced = True
         else:
-            with time_budget(CALL_BUDGET_SECONDS), seeded(2300):
-                run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+            with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
+                try:
+                    run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+                finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
+                    run.reseeded = _initial_seed() != CALL_SEED
     except BaseException as exc:  # the student's error is what we report
         run.exception, run.ename = exc, _type(exc).__name__
         run.error = f"{run.ename}: {exc}"
@@ -528,7 +535,7 @@ def to_wire(helper, result):
             if result.exception is not None else None,
             "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
             "rebound": list(result.rebound), "result_type": result.result_type[:40],
-            "result_repr": result.result_repr[:80]}
+            "result_repr": result.result_repr[:80], "reseeded": result.reseeded}
 
 
 def _bound(args, kwargs, name, position, default):
@@ -570,7 +577,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
                 and data[0] == data[0] and data[1] == data[1]):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
-    fields = ("tokens", "calls", "shapes", "error", "after", "rand_replaced", "rebound", "result_type", "result_repr")
+    fields = ("tokens", "calls", "shapes", "error", "after", "rand_replaced", "rebound", "result_type", "result_repr",
+              "reseeded")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
     try:
@@ -594,6 +602,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
         if type(data["rand_replaced"]) is not bool:
             raise ValueError("rand_replaced")
+        if type(data["reseeded"]) is not bool:
+            raise ValueError("reseeded")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -612,6 +622,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.draws_used = tuple(draws[: run.calls])
     run.inputs_changed = not all(unchanged)
     run.rand_replaced, run.rebound = data["rand_replaced"], list(data["rebound"])
+    run.reseeded = data["reseeded"]
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
     return run
@@ -625,7 +636,8 @@ def trace(helper, run):
     """What one run showed, without the student's own wording: the diagnosis compares these."""
     return {"tokens": run.tokens, "calls": run.calls, "shapes": [list(s) for s in run.bad_shapes],
             "draws_used": list(run.draws_used), "error": run.ename, "inputs_changed": run.inputs_changed,
-            "rand_replaced": run.rand_replaced, "rebound": list(run.rebound), "result_type": run.result_type}
+            "rand_replaced": run.rand_replaced, "rebound": list(run.rebound), "result_type": run.result_type,
+            "reseeded": run.reseeded}
 
 
 HIDDEN_TEXT = TEXT["hidden"]

@@ -1,6 +1,6 @@
 # expect: lose test_visible_m1 hidden_appends_token_ids
 # why: appends p instead of token_id.
-# diagnosis: you append p, the target probability, instead of token_id when p >= q: append token_id
+# diagnosis: your function returns a list holding something other than token ids (a float such as p, a tensor, ...): append token_id itself, an int
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose hidden_inputs_unchanged
 # why: marks accepted tokens by writing into target_probs.
-# diagnosis: you write 0.0 into target_probs[i, token_id] after accepting, changing the caller's tensor: only read target_probs, never assign to it
+# diagnosis: your function changes its inputs (draft_probs, target_probs or draft_tokens), for instance an in-place -=, clamp_ or /= on a row: compute in a new tensor
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

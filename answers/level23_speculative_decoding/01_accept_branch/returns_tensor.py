@@ -1,6 +1,6 @@
 # expect: lose hidden_plain_list test_visible_m1
 # why: returns torch.tensor(accepted_tokens), not a list.
-# diagnosis: you return torch.tensor(accepted_tokens) instead of the list itself: return accepted_tokens, a plain list of ints
+# diagnosis: your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose hidden_inputs_unchanged
 # why: zeroes the used probability in draft_probs, so the caller's tensor changes.
-# diagnosis: you write 0.0 into draft_probs[i, token_id] before drawing, changing the caller's tensor: only read draft_probs, never assign to it
+# diagnosis: your function changes its inputs (draft_probs, target_probs or draft_tokens), for instance an in-place -=, clamp_ or /= on a row: compute in a new tensor
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
