@@ -1,15 +1,17 @@
-"""The diagnosis line: which known mistake a submission behaves like.
+"""The diagnosis line: which known mistake a submission's run shows.
 
 When a notebook is graded, every test cell runs in the grader (grading/verdicts.py) and each
-call of the student's function comes back as plain data: tokens, draws, errors. That record,
-in order, is the submission's behaviour. Every answer in the catalogue (answers/) was run
-through the same test cells when this table was built, so a submission whose behaviour equals
-a catalogue answer's makes that answer's mistake, and the feedback names it in one line:
+call of the student's function comes back as plain data: tokens, draws, errors. Rules over that
+record name the mistake (Level 23: grading/rules23.py, Level 24: grading/rules.py), and the
+feedback says it in one line:
 
     Diagnosis: you draw r at every position, also where p >= q: draw only in the p < q branch
 
-A right answer gets "Diagnosis: none". A behaviour that matches no catalogue answer is said to
-match none, rather than guessed at.
+A right answer gets "Diagnosis: none". A run no rule fits is said to fit none, with the failed
+checks named, rather than guessed at. The catalogue (answers/) is the rules' test set: this module
+also builds grading/diagnoses.json, the catalogued answers' sentences (Level 23's rules say their
+mistakes in those words), and fails the build when two answers that behave alike are given
+different sentences.
 
     python -m grading.diagnosis           # rebuild grading/diagnoses.json from answers/ and source/
     python -m grading.diagnosis --check   # exit 1 if it is out of date (a test runs this)
@@ -60,29 +62,20 @@ def level(assignment=ASSIGNMENT):
 def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
     edition's language). "none" only when every check passed; when no rule fits, the line says so and
-    names the failed checks. Level 24's diagnosis is made of rules (grading/rules.py); Level 23's still
-    looks the whole behaviour up among the catalogue's (a translated edition names the same answer in its
-    own words), inside the same frame."""
-    from grading import rules
+    names the failed checks. Both levels' diagnoses are made of rules: Level 24's in grading/rules.py,
+    Level 23's models of its mistakes and what a run shows directly in grading/rules23.py, whose sentences
+    are the catalogued answers' own (read from ``table``, the built grading/diagnoses.json, or the edition's
+    DIAGNOSES) and grading/rules.py's."""
+    from grading import rules, rules23
 
-    lang = "en" if language(assignment) == "en" else "zh"
-    words = _frame(lang)
+    words = _frame("en" if language(assignment) == "en" else "zh")
     if level(assignment) == 24 or judge.kernel_gone or not [c for c in judge.failed if c is not None]:
-        return rules.line(judge, level(assignment), lang)
+        return rules.line(judge, level(assignment), "en" if language(assignment) == "en" else "zh")
+    text = rules23.line_text(judge, notebook, assignment, table if table is not None else load())
+    if text is not None:
+        return words["prefix"] + text
     failed = ", ".join(dict.fromkeys(c for c in judge.failed if c is not None))
-    table = table if table is not None else load()
-    entry = table.get(template(assignment), {}).get(notebook, {}).get(fingerprint(judge.trace))
-    from grading import rules23
-    if entry is None or entry["diagnosis"] == NONE or rules23.shown(judge.calls):
-        # not a catalogued behaviour, or one the run shows directly (changed inputs, a tuple, a seed: a catalogued
-        # answer's specific words might not be how this one did it): the rules (grading/rules23.py)
-        text = rules23.line_text(judge, notebook, assignment, table)
-        if text is not None:
-            return words["prefix"] + text
-        return words["prefix"] + words["unknown"].format(checks=failed)
-    if lang == "en":
-        return words["prefix"] + entry["diagnosis"]
-    return words["prefix"] + texts(assignment)[1][notebook][entry["answers"][0]]
+    return words["prefix"] + words["unknown"].format(checks=failed)
 
 
 @contextlib.contextmanager

@@ -1,13 +1,15 @@
 """Level 23's diagnosis rules: what verify_draft did on each scripted call, against models of the known mistakes.
 
-Level 23's line is first looked up among the catalogue's whole behaviours (grading/diagnoses.json: an answer
-that behaves exactly like a catalogued one gets its sentence). An answer that differs anywhere else (a
-second difference, another way of writing the same mistake) falls through to these rules: each models one
-mistake (or two at once) as a change to the reference loop. A model names its mistake when it does what the
-function did on every call where the function went wrong without raising, and on every call where the model
-differs from the right answer (one of them a failed check's); see fired(). A rule's sentence is its catalogued
-answer's own line, read from the built table (grading/diagnoses.json, which a course ships in grading/; the
-answers/ folder is not there) or from the edition's DIAGNOSES: one source for each sentence.
+Each rule models one mistake (or two at once) as a change to the reference loop: a comparison, a row, the
+coin, the break, a generator the checks do not script (seeded as the kernel seeds it), an answer hard-coded.
+A model names its mistake when it does what the function did on every call where the function went wrong
+without raising, and on every call where the model differs from the right answer (one of them a failed
+check's); see fired(). What a run shows directly whatever else the function does (a seed set inside it,
+changed inputs, a result that is not a list of ids, a vector of coins: PREDICATES) is added in
+grading/rules.py's words. A model's sentence is its catalogued answer's own line, read from the built table
+(grading/diagnoses.json, which a course ships in grading/; the answers/ folder is not there) or from the
+edition's DIAGNOSES: one source for each sentence. The catalogue is the rules' test set (tests/test_rules23.py):
+no answer's behaviour is looked up.
 """
 
 import itertools
@@ -32,6 +34,10 @@ RULES = {
         "coin_in_mission1": {"coin"},
         "keeps_every_token": {"no_coin"},
         "tensor_compare_no_item": {"equal_only"},
+        "reads_next_row": {"row_next"},
+        "first_token_peek": {"peek"},
+        "ratio_divides_by_q": {"ratio"},
+        "hard_coded_visible": {"visible_answer"},
     },
     "02_reject_and_break": {
         "continue_not_break": {"continue"},
@@ -47,8 +53,34 @@ RULES = {
         "appends_position": {"appends_position"},
         "never_draws": {"never_draws"},
         "accept_falls_through": {"falls_through"},
+        "reads_next_row": {"row_next"},
+        "rejected_flag": {"flag"},
+        "hard_coded_visible": {"visible_answer"},
+        "random_module": {"python_random"},
+        "numpy_rand": {"numpy_random"},
+        "from_torch_import_rand": {"torch_unscripted"},
     },
 }
+
+
+CALL_SEED = 2300  # spec_checks.CALL_SEED: torch, random and numpy are seeded with it around every call
+VISIBLE_ANSWER = {"01_accept_branch": ([10], 0), "02_reject_and_break": ([10, 20], 2)}  # the visible tests'
+
+
+def _generator(mistakes):
+    """The draws of a generator the checks do not script, seeded as the kernel seeds it for each call (the
+    mistakes "python_random", "numpy_random", "torch_unscripted"), or None."""
+    if "python_random" in mistakes:
+        import random
+        return random.Random(CALL_SEED).random
+    if "numpy_random" in mistakes:
+        import numpy
+        return numpy.random.RandomState(CALL_SEED).rand
+    if "torch_unscripted" in mistakes:
+        import torch
+        g = torch.Generator().manual_seed(CALL_SEED)
+        return lambda: torch.rand(1, generator=g).item()
+    return None
 
 
 def model(case, draws, notebook, mistakes=frozenset()):
@@ -58,14 +90,25 @@ def model(case, draws, notebook, mistakes=frozenset()):
     P, Q = case.target_probs, case.draft_probs
     ids = [int(t) for t in case.draft_tokens]
     out = []
+    rejected = False  # "flag": a rejection is remembered, and the loop goes on
+    other = _generator(mistakes)
+    if "visible_answer" in mistakes:
+        tokens, calls = VISIBLE_ANSWER[notebook]
+        return list(tokens), calls, None
+    if "peek" in mistakes and not ids:  # draft_tokens[0] read before the loop
+        return out, used, "IndexError"
 
     def rand():
         nonlocal used
+        if other is not None:
+            return float(other())
         used += 1
         return draws[used - 1] if used <= len(draws) else OVERFLOW_DRAW
 
     for i, t in enumerate(ids):
-        row = 0 if "row_zero" in mistakes else i
+        row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else i
+        if row >= P.shape[0] or row >= Q.shape[0]:
+            return out, used, "IndexError"
         p, q = P[row, t].item(), Q[row, t].item()
         if "row_max" in mistakes:
             p = P[i].max().item()
@@ -81,10 +124,14 @@ def model(case, draws, notebook, mistakes=frozenset()):
             accept = p == q
         elif "strict_greater" in mistakes:
             accept = p > q
+        elif "ratio" in mistakes:  # p / q >= 1
+            if q == 0:
+                return out, used, "ZeroDivisionError"
+            accept = p / q >= 1
         else:
             accept = p >= q
         if accept:
-            if "appends_before_check" not in mistakes:
+            if "appends_before_check" not in mistakes and not rejected:
                 out.append(kept)
             if "break_after_accept" in mistakes:
                 break
@@ -107,12 +154,15 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = r <= p / q
         else:
             coin = r < p / q
-        if coin:
+        if coin and not rejected:
             out.append(kept)
             if "break_after_coin" in mistakes:
                 break
             continue
         if "continue" in mistakes:
+            continue
+        if "flag" in mistakes:
+            rejected = True
             continue
         break
     return out, used, None

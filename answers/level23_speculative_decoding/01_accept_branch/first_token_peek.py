@@ -1,6 +1,6 @@
 # expect: lose hidden_empty_draft
 # why: reads draft_tokens[0] up front, which fails on an empty draft.
-# diagnosis: you read draft_tokens[0] before the loop, which raises IndexError on an empty draft: take each token_id from the loop only
+# diagnosis: your function raises IndexError for an empty draft (K = 0), for instance by reading draft_tokens[0] before the loop: with no tokens, return an empty list
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     first = int(draft_tokens[0])

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_draw_order
 # why: draws with numpy, which the tests do not count.
-# diagnosis: you draw r with np.random.rand() instead of torch.rand: draw r = torch.rand(1).item()
+# diagnosis: you draw r with numpy's generator (np.random) instead of torch.rand: draw r = torch.rand(1).item()
 import numpy as np
 
 def verify_draft(draft_probs, target_probs, draft_tokens):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_draw_order
 # why: draws with random.random(), which the tests do not count.
-# diagnosis: you draw r with random.random() instead of torch.rand: draw r = torch.rand(1).item()
+# diagnosis: you draw r with Python's random module (random.random() or the like) instead of torch.rand: draw r = torch.rand(1).item()
 import random
 
 def verify_draft(draft_probs, target_probs, draft_tokens):
