@@ -81,7 +81,7 @@ SENTENCES = {  # rule id: (en, zh)
     "vector_coin": (
         "you draw several coins at once (torch.rand with a shape other than (1,)); the tests hand one scripted value "
         "to each torch.rand(1), one per p < q position, in order",
-        "你一次抽取多个硬币（torch.rand 的形状不是 (1,)）；测试按位置顺序，为每个 p < q 的位置的一次 torch.rand(1) 调用准备一个预设值"),
+        "你一次性掷了多个硬币（调用 torch.rand 时用的形状不是 (1,)）；测试按顺序为每次 torch.rand(1) 调用提供一个预设值，每个 p < q 的位置一次"),
     "coin_every_position": (
         "you flip a coin also where p >= q (torch.rand at every position); flip one only where p < q, as the given "
         "loop does",
@@ -189,16 +189,15 @@ SENTENCES = {  # rule id: (en, zh)
     "not_token_ids": (
         "your function returns a list holding something other than token ids (a float such as p, a tensor, ...): "
         "append token_id itself, an int",
-        "你的函数返回的列表里装的不是 token id（例如 p 这样的浮点数、张量等）：要 append token_id 本身，一个 int"),
+        "你的函数返回的列表里装的不是 token id（而是像 p 这样的浮点数或张量）：应追加 token_id 本身，即一个 int"),
     "reseeds": (
         "your function sets torch's seed itself (torch.manual_seed inside it), so every call draws the same "
         "numbers and the checks that repeat it with real draws see one outcome again and again: seed once outside "
         "the function, or not at all",
-        "你的函数自己设置了 torch 的种子（在函数内部调用 torch.manual_seed），所以每次调用抽到的数都一样，"
-        "用真实随机数反复调用它的检查一次又一次看到同一个结果：要在函数外面设一次种子，或者干脆不设"),
+        "你的函数自己设置了 torch 的种子（在函数内部调用了 torch.manual_seed），所以每次调用抽到的随机数都一样，那些用真实随机数反复调用它的检查只会一次又一次看到同一个结果：应在函数外面设置一次种子，或者干脆不设"),
     "not_a_list": (
         "your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints",
-        "你的函数返回的不是由 token id 组成的普通列表：返回 accepted_tokens，一个由 int 组成的列表"),
+        "你的函数返回的不是由 token id 组成的普通列表：应返回 accepted_tokens，即一个 int 列表"),
 }
 
 
