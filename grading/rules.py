@@ -488,9 +488,10 @@ PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed
                                 "bonus_error", "extra_token_all_accepted")
 
 
-# Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then):
+# Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then), and
+# a residual from row 0, which a residual read from another row (row token_id, say) matches whenever that row is 0:
 # they fire only when every call where they could show does.
-EVERY_CALL = ("correction_argmax", "bonus_argmax")
+EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero")
 
 
 def fired(calls, failed, evidence):

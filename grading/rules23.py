@@ -55,6 +55,7 @@ RULES = {
         "accept_falls_through": {"falls_through"},
         "reads_next_row": {"row_next"},
         "rejected_flag": {"flag"},
+        "coin_forgets_append": {"coin_no_append"},
         "hard_coded_visible": {"visible_answer"},
         "random_module": {"python_random"},
         "numpy_rand": {"numpy_random"},
@@ -155,7 +156,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         else:
             coin = r < p / q
         if coin and not rejected:
-            out.append(kept)
+            if "coin_no_append" not in mistakes:
+                out.append(kept)
             if "break_after_coin" in mistakes:
                 break
             continue

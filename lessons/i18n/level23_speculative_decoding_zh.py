@@ -669,6 +669,7 @@ DIAGNOSES = {
         "row_maximum": "你用整行最大值 target_probs[i].max() 覆盖了 p，而没有用草稿 token 的概率：保持 p = target_probs[i, token_id].item()",
         "row_zero_only": "你在每个位置都从第 0 行读取 p 和 q：应读取第 i 行，即 target_probs[i, token_id] 和 draft_probs[i, token_id]",
         "reads_next_row": "对位置 i 上的 token，你从第 i + 1 行读取了 p 和 q，错后了一行（最后一个位置没有第 i + 1 行，会抛出 IndexError）：应读取第 i 行，即 target_probs[i, token_id] 和 draft_probs[i, token_id]",
+        "coin_forgets_append": "r < p / q 接受了一个 token 时，你没有追加它就直接进入下一个位置，所以硬币接受的 token 都不见了：在那里也要追加 token_id",
         "rejected_flag": "拒绝之后你仍然继续执行循环（用一个标志变量代替了 break），所以在后面 p < q 的位置又抽取了 r：应在第一次拒绝时就 break",
         "strict_accept_branch": "你只在 p > q 时接受，所以 p == q 进入了掷硬币分支并消耗一个随机数：p >= q 时不抽随机数直接接受",
     },
