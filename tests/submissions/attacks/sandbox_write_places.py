@@ -1,7 +1,7 @@
 # notebook: 02_reject_and_break
 # baseline: continue_not_break
 # category: stop
-# attack: fills every place a kernel can write or hold memory: 240 MiB into its private folder (connection file, sockets, log), 300,000 empty files in /tmp, /dev and /dev/shm, memfds and System V segments, a tmpfs in a user namespace of its own, 6 processes of 500 MiB at once, and 240 sleeping processes held while classmates are graded
+# attack: fills every place a kernel can write or hold memory: 240 MiB into its private folder (connection file, sockets, log), 300,000 empty files in /tmp, /dev and /dev/shm, memfds and System V segments, a tmpfs in a user namespace of its own, 6 processes of 500 MiB at once (stopped after 5 s), and 240 sleeping processes held while classmates are graded
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
@@ -74,20 +74,36 @@ def _userns_tmpfs():
 
 def _memory(n=6, mib=500):
     # n processes of a small Python each take and touch mib MiB (each far under the 6 GiB address-space limit)
-    # and hold it 4 s: together they want 3,000 MiB at once. Those that exit 0 held theirs to the end.
+    # and hold it 2 s: together they want 3,000 MiB at once. Those that exit 0 held theirs to the end. Past 5 s
+    # (a sandbox at its memory limit is slow to hand out more) the whole group is stopped, so none of them is
+    # left holding memory or a process slot when the next cell starts.
     code = (f"import os, time\npids = []\nfor k in range({n}):\n    pid = os.fork()\n    if pid == 0:\n"
-            f"        held = b'\\1' * ({mib} * 2**20)\n        time.sleep(4)\n        os._exit(0)\n"
+            f"        held = b'\\1' * ({mib} * 2**20)\n        time.sleep(2)\n        os._exit(0)\n"
             "    pids.append(pid)\nprint(sum(os.waitpid(pid, 0)[1] == 0 for pid in pids))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout.strip()
-    return f"held {out or 0} x {mib} MiB at once of {n}"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, late = proc.communicate(timeout=5)[0].strip(), ""
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+        out, late = "0", ", stopped after 5 s"
+    for _ in range(15):  # until every process of the group is gone (a killed one may take a moment to exit)
+        try:
+            os.killpg(proc.pid, 0)
+        except OSError:
+            break
+        __import__("time").sleep(0.1)
+    return f"held {out or 0} x {mib} MiB at once of {n}{late}"
 
 
 def _hold(n=240):
-    # A small Python forks them (forking this kernel 240 times would take longer than a cell may).
-    code = (f"import os, sys, time\nfor k in range({n}):\n    if os.fork() == 0:\n        time.sleep(30)\n"
-            "        os._exit(0)\nprint('holding', flush=True)\ntime.sleep(30)")
+    # A small Python forks them (forking this kernel 240 times would take longer than a cell may), as many as the
+    # sandbox's process limit lets it (its own threads count too), and says how many it holds.
+    code = (f"import os, time\nheld = 0\nfor k in range({n}):\n    try:\n        pid = os.fork()\n"
+            "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n"
+            "    held += 1\nprint('holding', held, flush=True)\ntime.sleep(30)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    return f"{proc.stdout.readline().strip() or 'stopped'} {n} sleeping processes while classmates are graded"
+    return f"{proc.stdout.readline().strip() or 'stopped'} of {n} sleeping processes while classmates are graded"
 
 
 _private = [p for p in glob.glob("/tmp/nbg-*") if os.access(p, os.W_OK)]
