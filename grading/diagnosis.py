@@ -68,9 +68,10 @@ def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     DIAGNOSES) and grading/rules.py's."""
     from grading import rules, rules23
 
-    words = _frame("en" if language(assignment) == "en" else "zh")
+    lang = "en" if language(assignment) == "en" else "zh"
+    words = _frame(lang)
     if level(assignment) == 24 or judge.kernel_gone or not [c for c in judge.failed if c is not None]:
-        return rules.line(judge, level(assignment), "en" if language(assignment) == "en" else "zh")
+        return rules.line(judge, level(assignment), lang)
     text = rules23.line_text(judge, notebook, assignment, table if table is not None else load())
     if text is not None:
         return words["prefix"] + text

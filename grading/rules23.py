@@ -274,8 +274,8 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     """The sentence(s) the rules give for the run, or None when none fires: the model that fits (a pair of
     mistakes as the first's sentence, then the frame's "also" with the second's), then what the run shows
     directly (PREDICATES) as "also"; with no model, the first predicate, the others as "also"."""
-    from grading import rules
-    lang = "en" if assignment == ASSIGNMENT else "zh"
+    from grading import language, rules
+    lang = "en" if language(assignment) == "en" else "zh"
     try:
         chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook)
     except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
