@@ -23,7 +23,7 @@ ENGLISH = {
     "while_running": "{why} while running this cell",
     "ran_longer": "this cell ran longer than {seconds} s",
     "while_cell_ran": "{why} while this cell ran",
-    "ignored_interrupt": "{ran} and ignored the interrupt, so its kernel was stopped",
+    "ignored_interrupt": "{ran}; it had not stopped {grace} s after the interrupt, so its kernel was stopped",
     "budget_interrupted": "{why} while this cell ran, so it was interrupted",
     "timeout_interrupted": "this cell ran longer than {seconds} s and was interrupted",
     "notebook_budget": "this notebook's grading time budget ({seconds:g} s) was spent",

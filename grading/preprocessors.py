@@ -561,10 +561,11 @@ class ResilientExecute(Execute):
         try:  # an interruptible cell answers at once, and the kernel keeps its state
             await ensure_async(self.kc.shell_channel.get_msg(timeout=self.interrupt_grace))
         except Empty:
-            self.log.error("The cell ignored the interrupt in %s; stopping its kernel", self._student_label())
+            self.log.error("The cell had not stopped %s s after the interrupt in %s; stopping its kernel",
+                           self.interrupt_grace, self._student_label())
             ran = (self._say("while_cell_ran", why=self._budget_cut) if self._budget_cut
                    else self._say("ran_longer", seconds=timeout))
-            self._stopped = self._say("ignored_interrupt", ran=ran)
+            self._stopped = self._say("ignored_interrupt", ran=ran, grace=self.interrupt_grace)
             await ensure_async(self.km.shutdown_kernel(now=True))
         if self._stopped:
             evalue = self._stopped

@@ -111,7 +111,10 @@ def test_cells_that_each_stay_under_the_timeout_are_stopped_by_the_notebook_budg
     text = autograded(course, "m-sleeps")
     spent = f"this notebook's grading time budget ({NOTEBOOK_BUDGET} s) was spent"
     # The cell running when the budget ends is interrupted (unless it ends between two cells); the rest never run.
-    assert text.count(f"not run: {spent} in an earlier cell") >= 12 - NOTEBOOK_BUDGET // 3
+    # Under load the interrupted cell may not answer within the interrupt's grace, and its kernel is stopped: the
+    # later cells then say that too ("... was spent while this cell ran; it had not stopped 3 s after the
+    # interrupt, so its kernel was stopped in an earlier cell"). Either way they name the notebook's budget.
+    assert text.count(f"not run: {spent}") >= 12 - NOTEBOOK_BUDGET // 3
     assert f"not checked: {spent}" in text  # the checks count as failed, as after a dead kernel
     assert totals["m-sleeps"][NB2] == (0.0, 19.0)
     assert "m-sleeps" in log and spent in log

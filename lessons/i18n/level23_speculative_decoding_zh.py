@@ -412,7 +412,7 @@ GRADER = {
     "while_running": "运行这个单元格时，{why}",
     "ran_longer": "这个单元格运行超过了 {seconds} 秒",
     "while_cell_ran": "这个单元格运行时，{why}",
-    "ignored_interrupt": "{ran}，而且没有响应中断，所以它的内核被停止了",
+    "ignored_interrupt": "{ran}，中断 {grace} 秒后仍未停止，所以它的内核被停止了",
     "budget_interrupted": "这个单元格运行时，{why}，所以它被中断了",
     "timeout_interrupted": "这个单元格运行超过了 {seconds} 秒，已被中断",
     "notebook_budget": "这个 notebook 的批改时限（{seconds:g} 秒）已用完",
