@@ -110,6 +110,22 @@ SENTENCES = {  # rule id: (en, zh)
     "residual_other_row": (
         "your residual comes from another row than the rejected position's: take max(0, p - q) of row i",
         "你的残差来自另一行，而不是被拒绝的位置那一行：取第 i 行的 max(0, p - q)"),
+    "residual_row_token": (
+        "your residual comes from row token_id (the drafted token's id used as a row number); the rows are "
+        "positions: take max(0, p - q) of row i, target_probs[i] - draft_probs[i]",
+        "你的残差来自第 token_id 行（把草稿 token 的 id 当成了行号）；行对应的是位置：取第 i 行的 max(0, p - q)，"
+        "即 target_probs[i] - draft_probs[i]"),
+    "residual_next_target_row": (
+        "your residual subtracts the draft's row i from the target's row i + 1; row i of target_probs and row i of "
+        "draft_probs are the same position (the target's extra row K is only the bonus's): take "
+        "max(0, target_probs[i] - draft_probs[i])",
+        "你的残差用目标的第 i + 1 行减去草稿的第 i 行；target_probs 的第 i 行和 draft_probs 的第 i 行是同一个位置"
+        "（目标多出的第 K 行只给额外（bonus）token 用）：取 max(0, target_probs[i] - draft_probs[i])"),
+    "residual_softmax": (
+        "you normalise the residual with softmax, which exponentiates it, so tokens where max(0, p - q) is 0 still "
+        "get some probability: divide max(0, p - q) by its sum",
+        "你用 softmax 归一化残差，它会先取指数，于是 max(0, p - q) 为 0 的 token 也分到了概率：应把 max(0, p - q) "
+        "除以它的和"),
     "residual_whole_matrix": (
         "your residual adds up max(0, p - q) over all the rows; it belongs to the rejected row i alone",
         "你的残差把所有行的 max(0, p - q) 加在一起；它只属于被拒绝的第 i 行"),
@@ -153,6 +169,11 @@ SENTENCES = {  # rule id: (en, zh)
         "you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with "
         "torch.multinomial",
         "你取了 target_probs[K] 中概率最大的 token（argmax）作为额外（bonus）token，而不是用 torch.multinomial 采样"),
+    "no_bonus_empty_draft": (
+        "with an empty draft (K = 0) your step returns no token; every step adds one: with nothing to verify, the "
+        "bonus sampled from target_probs[0] is the step's token (add it whether or not anything was accepted)",
+        "草稿为空（K = 0）时你的这一步没有返回任何 token；每一步都要加一个 token：没有可验证的草稿时，从 "
+        "target_probs[0] 中采样的额外（bonus）token 就是这一步的 token（无论是否接受了草稿，都要加上它）"),
     "no_bonus": (
         "no bonus token: when every draft is accepted, append one token sampled from target_probs[K]",
         "没有额外（bonus）token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并 append"),
@@ -269,7 +290,16 @@ def level24(case, draws, picks, bonus, m=frozenset()):
             values = {"residual_from_p": P[i], "residual_from_q": Q[i], "residual_not_normalised": raw,
                       "residual_q_minus_p": _residual(Q, P, i), "residual_row_zero": _residual(P, Q, 0),
                       "residual_whole_matrix": None, "residual_abs": (P[i] - Q[i]).abs() / (P[i] - Q[i]).abs().sum(),
-                      "residual_q_minus_p_raw": torch.clamp(Q[i] - P[i], min=0)}
+                      "residual_q_minus_p_raw": torch.clamp(Q[i] - P[i], min=0),
+                      "residual_softmax": torch.softmax(raw, dim=-1),
+                      "residual_softmax_raw": torch.softmax(P[i] - Q[i], dim=-1)}
+            for mistake, row, other in (("residual_row_token", t, t), ("residual_next_target_row", i + 1, i)):
+                if mistake in m:
+                    if row >= P.shape[0] or other >= Q.shape[0]:  # an IndexError before torch.multinomial
+                        out.error = "IndexError"
+                        return out
+                    w = torch.clamp(P[row] - Q[other], min=0)
+                    values[mistake] = w / w.sum() if w.sum() > 0 else w
             chosen = next((values[x] for x in m if x in values), _residual(P, Q, i))
             if "residual_whole_matrix" in m:
                 if P.shape[0] != Q.shape[0]:
@@ -288,7 +318,7 @@ def level24(case, draws, picks, bonus, m=frozenset()):
         if k == 0 and "empty_draft_error" in m:
             out.error = "NameError"
             return out
-        if "no_bonus" in m:
+        if "no_bonus" in m or "no_bonus_empty_draft" in m and k == 0:
             return out
         if "bonus_argmax" in m:
             out.tokens.append(int(torch.argmax(P[k])))
@@ -344,6 +374,9 @@ LEVEL24_RULES = {
     "residual_row_zero": ({"residual_row_zero"}, "correction"),
     "residual_abs": ({"residual_abs"}, "correction"),
     "residual_whole_matrix": ({"residual_whole_matrix"}, "correction"),
+    "residual_row_token": ({"residual_row_token"}, "correction"),
+    "residual_next_target_row": ({"residual_next_target_row"}, "correction"),
+    "residual_softmax": ({"residual_softmax"}, "correction"),
     "correction_argmax": ({"correction_argmax"}, "tokens_order"),
     "no_correction": ({"no_correction"}, "tokens_order"),
     "correction_appends_position": ({"correction_appends_position"}, "tokens_order"),
@@ -356,6 +389,7 @@ LEVEL24_RULES = {
     "bonus_from_draft": ({"bonus_from_draft"}, "bonus"),
     "bonus_argmax": ({"bonus_argmax"}, "tokens_order"),
     "no_bonus": ({"no_bonus"}, "tokens_order"),
+    "no_bonus_empty_draft": ({"no_bonus_empty_draft"}, "tokens_order"),
     "bonus_replaces_last": ({"bonus_replaces_last"}, "tokens"),
     "bonus_after_reject": ({"bonus_after_reject"}, "order"),
     "empty_draft_error": ({"empty_draft_error"}, "error"),
@@ -479,7 +513,7 @@ def pair_evidence(calls):
     return evidence
 
 # Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
-ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}]}
+ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_softmax": [{"residual_softmax_raw"}]}
 
 # ------------------------------------------------------------------ choosing the line
 
@@ -489,9 +523,9 @@ PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed
 
 
 # Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then), and
-# a residual from row 0, which a residual read from another row (row token_id, say) matches whenever that row is 0:
-# they fire only when every call where they could show does.
-EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero")
+# the residuals from a fixed row and from row token_id, which match each other whenever the rejected token's id is
+# 0: they fire only when every call where they could show does.
+EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero", "residual_row_token")
 
 
 def fired(calls, failed, evidence):
@@ -535,6 +569,9 @@ _SUBSUMED = {
     "coin_every_position": ("ratio_q_over_p",),
     "bonus_after_reject": ("two_corrections", "continue_after_correction"),
     "residual_row_zero": ("residual_other_row",),
+    "residual_row_token": ("residual_other_row", "residual_row_zero"),
+    "residual_next_target_row": ("residual_other_row",),
+    "no_bonus": ("no_bonus_empty_draft",),
 }
 
 

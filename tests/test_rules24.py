@@ -1,0 +1,51 @@
+"""Level 24's diagnosis rules (grading/rules.py) on answers the catalogue does not hold: the reference solution with
+one mistake written in as a student writes it (the text replaced), graded in-process by the real checks. Each must
+lose points and be named by its own rule's sentence first; a rule that fires for the wrong mistake fails here."""
+
+import pytest
+
+import mutants
+from grading import rules
+
+NB1, NB2 = "01_correction_token", "02_bonus_and_step"
+RESIDUAL = "torch.clamp(target_probs[i] - draft_probs[i], min=0)"
+NORMALISED = "residual = residual / residual.sum()"
+BONUS = "accepted_tokens.append(int(torch.multinomial(target_probs[k], 1).item()))"
+
+# (notebook, the rule, [(text in the reference, what the student wrote instead)])
+CASES = [
+    (NB1, "residual_row_token", [(RESIDUAL, "torch.clamp(target_probs[token_id] - draft_probs[token_id], min=0)")]),
+    (NB2, "residual_row_token", [(RESIDUAL, "(target_probs[token_id] - draft_probs[token_id]).clamp(min=0)")]),
+    (NB1, "residual_row_zero", [(RESIDUAL, "torch.clamp(target_probs[0] - draft_probs[0], min=0)")]),
+    (NB2, "residual_next_target_row", [(RESIDUAL, "torch.clamp(target_probs[i + 1] - draft_probs[i], min=0)")]),
+    (NB1, "residual_softmax", [(NORMALISED, "residual = torch.softmax(residual, dim=-1)")]),
+    (NB2, "residual_softmax", [(NORMALISED, "residual = residual.softmax(0)")]),
+    (NB1, "residual_softmax", [(RESIDUAL, "target_probs[i] - draft_probs[i]"),  # softmax of p - q, no clamp
+                               (NORMALISED, "residual = torch.softmax(residual, dim=0)")]),
+    (NB2, "no_bonus_empty_draft", [(BONUS, "if accepted_tokens:\n        " + BONUS)]),
+    (NB2, "no_bonus_empty_draft", [(BONUS, "if len(draft_tokens) > 0:\n        " + BONUS)]),
+    (NB2, "no_bonus", [(BONUS, "pass")]),
+    (NB2, "bonus_row_k_minus_1", [("target_probs[k], 1)", "target_probs[k - 1], 1)")]),
+    (NB1, "residual_not_normalised", [(NORMALISED, "pass")]),
+]
+
+
+def written(notebook, edits):
+    code = mutants.reference(mutants.LEVEL24, notebook)
+    for old, new in edits:
+        assert code.count(old) == 1, old
+        code = code.replace(old, new)
+    return code
+
+
+@pytest.mark.parametrize("notebook,rule,edits", CASES, ids=[f"{nb[:2]}-{r}-{n}" for n, (nb, r, _) in enumerate(CASES)])
+def test_an_answer_written_another_way_is_named_by_its_own_rule(notebook, rule, edits):
+    judge, line = mutants.grade(written(notebook, edits), mutants.LEVEL24, notebook)
+    assert judge.failed, "the mistake must lose points"
+    assert line.startswith("Diagnosis: " + rules.sentence(rule)), line
+
+
+def test_the_reference_itself_is_told_none():
+    for notebook in (NB1, NB2):
+        judge, line = mutants.grade(written(notebook, []), mutants.LEVEL24, notebook)
+        assert not judge.failed and line == "Diagnosis: " + mutants.diagnosis_none(), line
