@@ -121,3 +121,18 @@ def test_the_rules_name_a_mistake_in_a_course_that_has_no_answers_folder(monkeyp
     judge = diagnosis.judge_of(written([("coin", ">"), ("cmp", ">")]), "02_reject_and_break", SOURCE)
     line = diagnosis.line("02_reject_and_break", judge)
     assert sentence("greater_coin") in line, line
+
+
+def test_the_models_seed_their_generators_as_the_kernel_seeds_each_call():
+    # rules23 replays an unscripted generator (random, numpy, torch) from the seed set around every call: a copy of
+    # each edition's spec_checks.CALL_SEED, which must not drift from it
+    import ast
+
+    from grading import EDITIONS
+    editions = [ASSIGNMENT] + [e for e, (original, _) in EDITIONS.items() if original == ASSIGNMENT]
+    assert len(editions) == 2
+    for edition in editions:
+        tree = ast.parse((ROOT / "source" / edition / "spec_checks.py").read_text())
+        seeds = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                 and any(getattr(t, "id", None) == "CALL_SEED" for t in node.targets)]
+        assert seeds == [rules23.CALL_SEED], edition
