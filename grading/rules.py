@@ -121,6 +121,28 @@ SENTENCES = {  # rule id: (en, zh)
         "max(0, target_probs[i] - draft_probs[i])",
         "你的残差用目标的第 i + 1 行减去草稿的第 i 行；target_probs 的第 i 行和 draft_probs 的第 i 行是同一个位置"
         "（目标多出的第 K 行只给额外（bonus）token 用）：取 max(0, target_probs[i] - draft_probs[i])"),
+    "residual_min": (
+        "your correction comes from min(p, q), the part the two models share, which acceptance already covers; "
+        "after a rejection sample from what the target has beyond the draft, max(0, p - q), normalised",
+        "你的修正 token 来自 min(p, q)，也就是两个模型共有的部分，而这部分已经由接受覆盖了；拒绝之后应从目标超出草稿的部分 "
+        "max(0, p - q) 中采样，并先归一化"),
+    "residual_scaled": (
+        "your residual max(0, p - q) is divided by something other than its sum (its max, the sum over every row, "
+        "...), so its weights do not add up to 1: divide it by its own sum, residual / residual.sum()",
+        "你的残差 max(0, p - q) 除以的不是它自己的和（而是它的最大值、所有行的总和等），所以权重加起来不等于 1：应除以它自己的和，"
+        "即 residual / residual.sum()"),
+    "many_samples": (
+        "you ask torch.multinomial for more than one sample (num_samples above 1); each new token is one draw: "
+        "torch.multinomial(weights, 1)",
+        "你向 torch.multinomial 要了不止一个样本（num_samples 大于 1）；每个新 token 只抽一次：torch.multinomial(weights, 1)"),
+    "correction_only": (
+        "after a rejection you return the correction token alone and drop the accepted drafts before it: append it "
+        "to accepted_tokens and return them all",
+        "拒绝之后你只返回了修正 token，丢掉了它前面被接受的草稿：应把它追加到 accepted_tokens 后面，一起返回"),
+    "correction_appends_draft": (
+        "you sample the correction but append token_id, the rejected draft, instead of the token torch.multinomial "
+        "returned",
+        "你采样了修正 token，却追加了 token_id，也就是被拒绝的草稿，而不是 torch.multinomial 返回的 token"),
     "residual_softmax": (
         "you normalise the residual with softmax, which exponentiates it, so tokens where max(0, p - q) is 0 still "
         "get some probability: divide max(0, p - q) by its sum",
@@ -292,7 +314,8 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                       "residual_whole_matrix": None, "residual_abs": (P[i] - Q[i]).abs() / (P[i] - Q[i]).abs().sum(),
                       "residual_q_minus_p_raw": torch.clamp(Q[i] - P[i], min=0),
                       "residual_softmax": torch.softmax(raw, dim=-1),
-                      "residual_softmax_raw": torch.softmax(P[i] - Q[i], dim=-1)}
+                      "residual_softmax_raw": torch.softmax(P[i] - Q[i], dim=-1),
+                      "residual_min": torch.minimum(P[i], Q[i]) / torch.minimum(P[i], Q[i]).sum()}
             for mistake, row, other in (("residual_row_token", t, t), ("residual_next_target_row", i + 1, i)):
                 if mistake in m:
                     if row >= P.shape[0] or other >= Q.shape[0]:  # an IndexError before torch.multinomial
@@ -308,7 +331,11 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                 w = torch.clamp(P - Q, min=0).sum(0)
                 chosen = w / w.sum()
             got = multi(chosen, 2 if "two_corrections" in m else 1)
-            out.tokens += [i] if "correction_appends_position" in m else got
+            if "correction_only" in m:  # the accepted prefix dropped
+                out.tokens = got
+            else:
+                out.tokens += [i] if "correction_appends_position" in m else [t] if "correction_appends_draft" in m \
+                    else got
         if "bonus_after_reject" in m and bonus:
             out.tokens += multi(P[k])
         if "continue_after_correction" in m:
@@ -366,7 +393,7 @@ ASPECTS = {  # what a rule compares: (extract, equal)
 
 # rule id: (the mistakes it models, aspect)
 LEVEL24_RULES = {
-    "ratio_q_over_p": ({"ratio_q_over_p"}, "tokens"),
+    "ratio_q_over_p": ({"ratio_q_over_p"}, "tokens_order"),
     "residual_from_p": ({"residual_from_p"}, "correction"),
     "residual_from_q": ({"residual_from_q"}, "correction"),
     "residual_not_normalised": ({"residual_not_normalised"}, "correction"),
@@ -377,6 +404,9 @@ LEVEL24_RULES = {
     "residual_row_token": ({"residual_row_token"}, "correction"),
     "residual_next_target_row": ({"residual_next_target_row"}, "correction"),
     "residual_softmax": ({"residual_softmax"}, "correction"),
+    "residual_min": ({"residual_min"}, "correction"),
+    "correction_only": ({"correction_only"}, "tokens_order"),
+    "correction_appends_draft": ({"correction_appends_draft"}, "tokens_order"),
     "correction_argmax": ({"correction_argmax"}, "tokens_order"),
     "no_correction": ({"no_correction"}, "tokens_order"),
     "correction_appends_position": ({"correction_appends_position"}, "tokens_order"),
@@ -444,6 +474,16 @@ def level24_evidence(calls, bonus):
                                or _same_values(first, _values(torch.clamp(P[j] - Q[j], min=0))))
                    for j in range(1, Q.shape[0])):
                 shows.add(index)
+        if first is not None and right["rejected"] and not trace.get("refused"):  # the right weights, scaled
+            weights = _first_multi(right)
+            scale = sum(first) if all(isinstance(x, (int, float)) and math.isfinite(x) for x in first) else None
+            i = len(right["tokens"]) - 1
+            raw = sum(_values(torch.clamp(case.target_probs.double()[i] - case.draft_probs.double()[i], min=0)))
+            shows, could = evidence.setdefault("residual_scaled", (set(), set()))
+            could.add(index)
+            if (scale and weights and abs(scale - 1) > 1e-4 and abs(scale - raw) > 1e-4
+                    and _same_values(first, [scale * w for w in weights])):
+                shows.add(index)
         all_accepted = not right["rejected"] and (not bonus or case.k > 0)
         predicates = {"no_num_samples": trace.get("no_num_samples"), "multinomial_refused": trace.get("refused"),
                       "bonus_error": bonus and all_accepted and trace["error"] is not None,
@@ -451,6 +491,8 @@ def level24_evidence(calls, bonus):
                       and trace["tokens"][:len(right["tokens"])] == right["tokens"]
                       and len(trace["tokens"]) == len(right["tokens"]) + 1,
                       "vector_coin": any(e[0] == "rand" and e[1] != [1] for e in trace["events"]),
+                      "many_samples": any(e[0] == "multinomial" and isinstance(e[1], int) and e[1] > 1
+                                          for e in trace["events"]),
                       "inputs_changed": trace["inputs_changed"], "reseeds": trace.get("reseeded") is True,
                       "not_a_list": trace["tokens"] is None and trace["error"] is None,
                       "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
@@ -517,7 +559,7 @@ ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_so
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "inputs_changed", "reseeds", "not_a_list",
+PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples", "inputs_changed", "reseeds", "not_a_list",
                                 "bonus_before_coins", "correction_not_multinomial", "multinomial_refused",
                                 "bonus_error", "extra_token_all_accepted")
 
@@ -568,6 +610,8 @@ _SUBSUMED = {
     "no_correction": ("correction_argmax", "continue_after_correction"),
     "coin_every_position": ("ratio_q_over_p",),
     "bonus_after_reject": ("two_corrections", "continue_after_correction"),
+    "two_corrections": ("many_samples",),
+    "residual_not_normalised": ("residual_scaled",),
     "residual_row_zero": ("residual_other_row",),
     "residual_row_token": ("residual_other_row", "residual_row_zero"),
     "residual_next_target_row": ("residual_other_row",),

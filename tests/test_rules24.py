@@ -11,6 +11,7 @@ NB1, NB2 = "01_correction_token", "02_bonus_and_step"
 RESIDUAL = "torch.clamp(target_probs[i] - draft_probs[i], min=0)"
 NORMALISED = "residual = residual / residual.sum()"
 BONUS = "accepted_tokens.append(int(torch.multinomial(target_probs[k], 1).item()))"
+CORRECTION = "accepted_tokens.append(int(torch.multinomial(residual, 1).item()))"
 
 # (notebook, the rule, [(text in the reference, what the student wrote instead)])
 CASES = [
@@ -27,6 +28,17 @@ CASES = [
     (NB2, "no_bonus", [(BONUS, "pass")]),
     (NB2, "bonus_row_k_minus_1", [("target_probs[k], 1)", "target_probs[k - 1], 1)")]),
     (NB1, "residual_not_normalised", [(NORMALISED, "pass")]),
+    (NB1, "residual_scaled", [(NORMALISED, "residual = residual / residual.max()")]),
+    (NB2, "residual_scaled", [(NORMALISED, "residual = residual / 2")]),
+    (NB1, "residual_min", [(RESIDUAL, "torch.minimum(target_probs[i], draft_probs[i])")]),
+    (NB1, "many_samples", [(CORRECTION, "accepted_tokens.extend(int(t) for t in torch.multinomial(residual, "
+                                        "len(draft_tokens) - i))")]),
+    (NB2, "many_samples", [(CORRECTION, "accepted_tokens.append(int(torch.multinomial(residual, 3, "
+                                        "replacement=True)[0]))")]),
+    (NB1, "correction_only", [(CORRECTION + "\n        break", "return [int(torch.multinomial(residual, 1))]")]),
+    (NB2, "correction_only", [(CORRECTION, "accepted_tokens = [int(torch.multinomial(residual, 1).item())]")]),
+    (NB1, "correction_appends_draft", [(CORRECTION, "torch.multinomial(residual, 1)\n        "
+                                                    "accepted_tokens.append(token_id)")]),
 ]
 
 
