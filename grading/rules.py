@@ -119,13 +119,12 @@ SENTENCES = {  # rule id: (en, zh)
         "your residual subtracts the draft's row i from the target's row i + 1; row i of target_probs and row i of "
         "draft_probs are the same position (the target's extra row K is only the bonus's): take "
         "max(0, target_probs[i] - draft_probs[i])",
-        "你的残差用目标的第 i + 1 行减去草稿的第 i 行；target_probs 的第 i 行和 draft_probs 的第 i 行是同一个位置"
-        "（目标多出的第 K 行只给额外（bonus）token 用）：取 max(0, target_probs[i] - draft_probs[i])"),
+        "你的残差用目标模型的第 i + 1 行减去草稿模型的第 i 行；target_probs 的第 i 行和 draft_probs 的第 i 行对应同一个位置（目标模型多出的第 K 行只给额外（bonus）"
+        "token 用）：取 max(0, target_probs[i] - draft_probs[i])"),
     "residual_min": (
         "your correction comes from min(p, q), the part the two models share, which acceptance already covers; "
         "after a rejection sample from what the target has beyond the draft, max(0, p - q), normalised",
-        "你的修正 token 来自 min(p, q)，也就是两个模型共有的部分，而这部分已经由接受覆盖了；拒绝之后应从目标超出草稿的部分 "
-        "max(0, p - q) 中采样，并先归一化"),
+        "你的修正 token 来自 min(p, q)，也就是两个模型重合的部分，而这部分已经由接受那一步覆盖了；拒绝之后应从目标模型超出草稿模型的部分 max(0, p - q) 中采样（先归一化）"),
     "residual_scaled": (
         "your residual max(0, p - q) is divided by something other than its sum (its max, the sum over every row, "
         "...), so its weights do not add up to 1: divide it by its own sum, residual / residual.sum()",
@@ -194,8 +193,8 @@ SENTENCES = {  # rule id: (en, zh)
     "no_bonus_empty_draft": (
         "with an empty draft (K = 0) your step returns no token; every step adds one: with nothing to verify, the "
         "bonus sampled from target_probs[0] is the step's token (add it whether or not anything was accepted)",
-        "草稿为空（K = 0）时你的这一步没有返回任何 token；每一步都要加一个 token：没有可验证的草稿时，从 "
-        "target_probs[0] 中采样的额外（bonus）token 就是这一步的 token（无论是否接受了草稿，都要加上它）"),
+        "草稿为空（K = 0）时，你这一步没有返回任何 token；每一步都会追加一个 token：没有可验证的草稿时，从 target_probs[0] 中采样的额外（bonus）token 就是这一步的 "
+        "token（无论有没有草稿被接受，都要追加它）"),
     "no_bonus": (
         "no bonus token: when every draft is accepted, append one token sampled from target_probs[K]",
         "没有额外（bonus）token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并 append"),
@@ -233,6 +232,47 @@ SENTENCES = {  # rule id: (en, zh)
         "your function returns a list holding something other than token ids (a float such as p, a tensor, ...): "
         "append token_id itself, an int",
         "你的函数返回的列表里装的不是 token id（而是像 p 这样的浮点数或张量）：应追加 token_id 本身，即一个 int"),
+    # Level 23's own rules (grading/rules23.py OWN_RULES)
+    "loop_starts_at_one": (
+        "your loop starts at position 1, so the draft at position 0 is never checked or kept: go over every "
+        "position, for i, token_id in enumerate(draft_tokens)",
+        "你的循环从位置 1 开始，所以位置 0 的草稿从来没有被检查，也没有被保留：要遍历每个位置，"
+        "for i, token_id in enumerate(draft_tokens)"),
+    "loop_stops_early": (
+        "your loop stops one position early (range(K - 1) or the like), so the last draft is never checked or kept: "
+        "go over every position, for i, token_id in enumerate(draft_tokens)",
+        "你的循环提前一个位置结束（range(K - 1) 之类），所以最后一个草稿从来没有被检查，也没有被保留：要遍历每个位置，"
+        "for i, token_id in enumerate(draft_tokens)"),
+    "q_zero_stops": (
+        "you stop where q == 0, but there p >= q always holds (p is never below 0), so the token is kept: compare "
+        "p >= q first, with no special case for q == 0",
+        "你在 q == 0 的位置停了下来，但那里 p >= q 总是成立（p 不会小于 0），所以这个 token 应该保留：先比较 p >= q，不要对 q == 0 做特殊处理"),
+    "reject_returns_empty": (
+        "at a rejection you return an empty list and drop the tokens accepted before it: break, and return "
+        "accepted_tokens",
+        "遇到拒绝时你返回了空列表，丢掉了之前已经接受的 token：应当 break，然后返回 accepted_tokens"),
+    "skips_after_accept": (
+        "after a p >= q position your loop passes over the next one (i goes up twice): move on by exactly one "
+        "position each time",
+        "在 p >= q 的位置之后，你的循环跳过了下一个位置（i 加了两次）：每次只前进一个位置"),
+    "ratio_before_branch": (
+        "you compute p / q before the p >= q test, which raises ZeroDivisionError when q == 0, where p >= q keeps "
+        "the token: divide only in the p < q branch, where q > 0",
+        "你在判断 p >= q 之前就计算了 p / q，q == 0 时会抛出 ZeroDivisionError，而此时 p >= q 成立，token 本应直接保留：只在 p < q 的分支里做除法，该分支中 "
+        "q > 0"),
+    "coin_r_below_p": (
+        "your coin compares r with p alone; the token is kept with probability p / q: accept when r < p / q",
+        "你掷硬币时只把 r 和 p 比较；token 应以 p / q 的概率被保留：在 r < p / q 时接受"),
+    "coin_complement": (
+        "you accept when r >= 1 - p / q: that happens just as often (probability p / q), but the lesson's rule, "
+        "which the tests follow with scripted values of r, is accept when r < p / q, as in Leviathan et al.'s "
+        "Algorithm 1",
+        "你在 r >= 1 - p / q 时接受：这种情况发生的概率同样是 p / q，但课程规定的规则是 r < p / q 时接受（与 Leviathan 等人论文中的算法 1 一致），测试用预设的 r "
+        "值检验的正是这条规则"),
+    "second_coin": (
+        "after a failed coin you draw r again (a second torch.rand) and go on when that one is below p / q; one coin "
+        "decides each p < q position: draw r once, then accept or break",
+        "掷硬币失败之后你又抽了一次 r（第二次调用 torch.rand），并在它小于 p / q 时继续；每个 p < q 的位置只掷一次硬币：只抽一次 r，然后接受或 break"),
     "reseeds": (
         "your function sets torch's seed itself (torch.manual_seed inside it), so every call draws the same "
         "numbers and the checks that repeat it with real draws see one outcome again and again: seed once outside "

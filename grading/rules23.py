@@ -63,6 +63,29 @@ RULES = {
     },
 }
 
+# rules with no catalogued answer: their sentences are grading/rules.py's (SENTENCES, both languages), and
+# tests/test_rules23.py writes each mistake into the reference loop
+OWN_RULES = {
+    "01_accept_branch": {
+        "loop_starts_at_one": {"start_one"},
+        "loop_stops_early": {"skip_last"},
+        "q_zero_stops": {"q_zero_stops"},
+        "reject_returns_empty": {"reject_empty"},
+        "skips_after_accept": {"double_increment"},
+    },
+    "02_reject_and_break": {
+        "loop_starts_at_one": {"start_one"},
+        "loop_stops_early": {"skip_last"},
+        "q_zero_stops": {"q_zero_stops"},
+        "reject_returns_empty": {"reject_empty"},
+        "skips_after_accept": {"double_increment"},
+        "ratio_before_branch": {"ratio_first"},
+        "coin_r_below_p": {"coin_p"},
+        "coin_complement": {"coin_complement"},
+        "second_coin": {"double_draw"},
+    },
+}
+
 
 CALL_SEED = 2300  # spec_checks.CALL_SEED, seeded around every call (tests/test_rules23.py fails if they drift)
 VISIBLE_ANSWER = {"01_accept_branch": ([10], 0), "02_reject_and_break": ([10, 20], 2)}  # the visible tests'
@@ -106,13 +129,23 @@ def model(case, draws, notebook, mistakes=frozenset()):
         used += 1
         return draws[used - 1] if used <= len(draws) else OVERFLOW_DRAW
 
+    skip = False  # "double_increment": the position after a p >= q one is passed over
     for i, t in enumerate(ids):
+        if "start_one" in mistakes and i == 0 or skip:
+            skip = False
+            continue
+        if "skip_last" in mistakes and i == len(ids) - 1:
+            break
         row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else i
         if row >= P.shape[0] or row >= Q.shape[0]:
             return out, used, "IndexError"
         p, q = P[row, t].item(), Q[row, t].item()
         if "row_max" in mistakes:
             p = P[i].max().item()
+        if "q_zero_stops" in mistakes and q == 0:
+            break
+        if "ratio_first" in mistakes and q == 0:  # p / q computed before the p >= q test
+            return out, used, "ZeroDivisionError"
         kept = i if "appends_position" in mistakes else t
         r = rand() if "draw_every_position" in mistakes else None
         if "appends_before_check" in mistakes:
@@ -136,12 +169,16 @@ def model(case, draws, notebook, mistakes=frozenset()):
                 out.append(kept)
             if "break_after_accept" in mistakes:
                 break
+            if "double_increment" in mistakes and p >= q:
+                skip = True
             if "falls_through" not in mistakes:
                 continue
         if "never_draws" in mistakes or (notebook.startswith("01") and "coin" not in mistakes):
             # Mission 1: the given break
             if "continue" in mistakes:
                 continue
+            if "reject_empty" in mistakes:
+                return [], used, None
             break
         if r is None:
             r = rand()
@@ -153,6 +190,10 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = r > p / q
         elif "less_equal_coin" in mistakes:
             coin = r <= p / q
+        elif "coin_p" in mistakes:
+            coin = r < p
+        elif "coin_complement" in mistakes:
+            coin = r >= 1 - p / q
         else:
             coin = r < p / q
         if coin and not rejected:
@@ -166,6 +207,10 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if "flag" in mistakes:
             rejected = True
             continue
+        if "double_draw" in mistakes and rand() < p / q:  # a second coin, and the loop goes on without the token
+            continue
+        if "reject_empty" in mistakes:
+            return [], used, None
         break
     return out, used, None
 
@@ -194,7 +239,7 @@ def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
     model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
     (named "a+b"), over the run_verify calls."""
-    rules = RULES.get(notebook, {})
+    rules = dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
     combos = [(name, frozenset(m)) for name, m in rules.items()]
     combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
     found, agree = {}, {name: set() for name, _ in combos}
@@ -283,6 +328,7 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     parts = []
     if chosen:
         words = sentences(notebook, assignment, table)
+        words.update({name: rules.sentence(name, lang) for name in OWN_RULES.get(notebook, {})})
         names = chosen[0][0].split("+")
         if all(n in words for n in names):
             parts = [words[n] for n in names]

@@ -136,3 +136,65 @@ def test_the_models_seed_their_generators_as_the_kernel_seeds_each_call():
         seeds = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
                  and any(getattr(t, "id", None) == "CALL_SEED" for t in node.targets)]
         assert seeds == [rules23.CALL_SEED], edition
+
+
+# Rules with no catalogued answer (rules23.OWN_RULES), each written into the reference as a student would.
+import mutants  # noqa: E402
+from grading import rules  # noqa: E402
+
+NB1, NB2 = "01_accept_branch", "02_reject_and_break"
+LOOP = "for i, token_id in enumerate(draft_tokens):"
+READ = "q = draft_probs[i, token_id].item()"
+SURE = "accepted_tokens.append(token_id)\n            continue"
+OWN_CASES = [
+    (NB1, "loop_starts_at_one", [(LOOP, "for i in range(1, len(draft_tokens)):\n        token_id = draft_tokens[i]")]),
+    (NB2, "loop_starts_at_one", [(LOOP, "for i, token_id in list(enumerate(draft_tokens))[1:]:")]),
+    (NB1, "loop_stops_early", [(LOOP, "for i in range(len(draft_tokens) - 1):\n        token_id = draft_tokens[i]")]),
+    (NB2, "loop_stops_early", [(LOOP, "for i, token_id in enumerate(draft_tokens[:-1]):")]),
+    (NB1, "q_zero_stops", [(READ, READ + "\n        if q == 0:\n            break")]),
+    (NB2, "q_zero_stops", [(READ, READ + "\n        if q == 0:\n            return accepted_tokens")]),
+    (NB1, "reject_returns_empty", [("\n        break", "\n        return []")]),
+    (NB2, "reject_returns_empty", [("            break", "            return []")]),
+    (NB2, "ratio_before_branch", [(READ, READ + "\n        ratio = p / q")]),
+    (NB2, "coin_r_below_p", [("if r < p / q:", "if r < p:")]),
+    (NB2, "coin_complement", [("if r < p / q:", "if r >= 1 - p / q:")]),
+    (NB2, "second_coin", [("        else:\n            break", "        elif torch.rand(1).item() >= p / q:\n"
+                                                             "            break")]),
+]
+
+
+def own_written(notebook, edits):
+    code = mutants.reference(ASSIGNMENT, notebook)
+    for old, new in edits:
+        assert code.count(old) == 1, old
+        code = code.replace(old, new)
+    return code
+
+
+@pytest.mark.parametrize("notebook,rule,edits", OWN_CASES,
+                         ids=[f"{nb[:2]}-{r}-{n}" for n, (nb, r, _) in enumerate(OWN_CASES)])
+def test_a_mistake_with_no_catalogued_answer_is_named_by_its_own_rule(notebook, rule, edits):
+    code = own_written(notebook, edits)
+    if notebook == NB2 and rule == "ratio_before_branch":  # the ratio is also what the coin then reads
+        code = code.replace("if r < p / q:", "if r < ratio:")
+    judge, line = mutants.grade(code, ASSIGNMENT, notebook)
+    assert judge.failed, "the mistake must lose points"
+    assert line.startswith("Diagnosis: " + rules.sentence(rule)), line
+    zh = diagnosis.line(notebook, judge, assignment=ASSIGNMENT + "_zh")
+    assert rules.sentence(rule, "zh") in zh, zh
+
+
+def test_a_coin_that_keeps_the_targets_most_likely_token_loses_a_point():
+    # the drafted token is not the target's most likely one in hidden_coin_success_appends (a decoy, token 7)
+    code = own_written(NB2, [("        if r < p / q:\n            accepted_tokens.append(token_id)",
+                              "        if r < p / q:\n            accepted_tokens.append(int(target_probs[i].argmax()))")])
+    judge, _ = mutants.grade(code, ASSIGNMENT, NB2)
+    assert "hidden_coin_success_appends" in judge.failed, judge.failed
+
+
+def test_every_own_rule_has_its_sentence_in_both_languages():
+    for notebook, own in rules23.OWN_RULES.items():
+        assert not set(own) & set(rules23.RULES[notebook]), "an own rule would shadow a catalogued answer"
+        for rule in own:
+            en, zh = rules.SENTENCES[rule]
+            assert en and any("\u4e00" <= ch <= "\u9fff" for ch in zh), rule

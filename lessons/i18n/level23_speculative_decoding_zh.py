@@ -341,7 +341,7 @@ COMMENTS = {
     "Hidden check: r == p/q rejects (the comparison is strict).": "隐藏检查：r == p/q 时拒绝（严格比较）。",
     "Hidden check: p == 0 rejects, even when r is 0.": "隐藏检查：p == 0 时拒绝，即使 r 为 0。",
     "Hidden check: a rejection stops the loop (break, not continue).": "隐藏检查：拒绝会停止循环（break，不是 continue）。",
-    "Hidden check: a successful coin flip appends the token.": "隐藏检查：掷硬币成功时追加该 token。",
+    "Hidden check: a successful coin flip appends the drafted token (token 7 is the target's most likely here).": "隐藏检查：掷硬币成功时追加草稿 token（此处目标模型概率最高的是 token 7）。",
     "Hidden check: an all-accepted draft draws only where p < q.": "隐藏检查：全部接受的草稿只在 p < q 处抽随机数。",
     "Hidden check: q == 0 with p > 0 is accepted with no draw.": "隐藏检查：q == 0 且 p > 0 时接受，不抽随机数。",
     "Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.":
@@ -412,7 +412,7 @@ GRADER = {
     "while_running": "运行这个单元格时，{why}",
     "ran_longer": "这个单元格运行超过了 {seconds} 秒",
     "while_cell_ran": "这个单元格运行时，{why}",
-    "ignored_interrupt": "{ran}，中断 {grace} 秒后仍未停止，所以它的内核被停止了",
+    "ignored_interrupt": "{ran}；中断后过了 {grace} 秒它仍未停止，因此内核被停止了",
     "budget_interrupted": "这个单元格运行时，{why}，所以它被中断了",
     "timeout_interrupted": "这个单元格运行超过了 {seconds} 秒，已被中断",
     "notebook_budget": "这个 notebook 的批改时限（{seconds:g} 秒）已用完",

@@ -333,9 +333,9 @@ spec_checks.check(run, [1], hint="m2_break_not_continue")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a successful coin flip appends the token.
+# Hidden check: a successful coin flip appends the drafted token (token 7 is the target's most likely here).
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6)]), draws=[0.2])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6)], decoys=[(0, 7, 0.5)]), draws=[0.2])
 spec_checks.check(run, [4], 1, hint="m2_coin_success")
 ### END HIDDEN TESTS
 
