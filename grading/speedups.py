@@ -70,7 +70,73 @@ def sqlite_pragmas(dbapi_connection, _record=None):
         cursor.close()
 
 
+_ENGINES = {}  # (SQLite URL, the file's device and inode): the engine every Gradebook of this process uses
+
+
+def _sqlite_file(db_url):
+    """The database file of an SQLite URL on disk (``sqlite:///path``), or None (PostgreSQL, in-memory)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    return os.path.abspath(url.database)
+
+
+def _shared_gradebook_init(original):
+    """Gradebook.__init__, with one engine per SQLite gradebook file in a process.
+
+    nbgrader opens a Gradebook (a new SQLAlchemy engine, a table inspection, ``create_all``) several times for
+    every notebook it grades, and disposes the engine each time, so SQLAlchemy's cache of compiled statements
+    starts empty every time: profiled, that was most of the gradebook's share of a worker's time. Here the
+    first Gradebook of a file does what nbgrader does; later ones of the same file (the same device and inode:
+    a gradebook deleted or replaced gets a fresh engine) reuse its engine, whose tables exist, and run the rest
+    of nbgrader's __init__ (a session, check_course). PostgreSQL and in-memory URLs are left to nbgrader."""
+    import functools
+
+    @functools.wraps(original)
+    def __init__(self, db_url, course_id="default_course", authenticator=None):
+        from sqlalchemy.orm import scoped_session, sessionmaker
+
+        path = _sqlite_file(db_url) if enabled() else None
+        try:
+            stat = os.stat(path) if path else None
+        except OSError:
+            stat = None
+        key = (db_url, stat.st_dev, stat.st_ino) if stat else None
+        engine = _ENGINES.get(key) if key else None
+        if engine is None:
+            original(self, db_url, course_id=course_id, authenticator=authenticator)
+            if key:
+                for old in [k for k in _ENGINES if k[0] == db_url]:
+                    _ENGINES.pop(old).dispose()
+                _ENGINES[key] = self.engine
+            return
+        # nbgrader's __init__ after the tables are made (nbgrader/api.py, 0.9.6)
+        self.engine = engine
+        self.db = scoped_session(sessionmaker(autoflush=True, bind=self.engine, future=True))
+        self.check_course(course_id=course_id)
+        self.course_id = course_id
+        self.authenticator = authenticator
+
+    return __init__
+
+
+def _shared_gradebook_close(original):
+    import functools
+
+    @functools.wraps(original)
+    def close(self):
+        if any(engine is self.engine for engine in _ENGINES.values()):
+            self.db.remove()  # the engine stays for the next Gradebook of this file
+        else:
+            original(self)
+
+    return close
+
+
 def apply():
+    from nbgrader import api
     from nbgrader.nbgraderformat import common
 
     common.jsonschema = _JsonSchema
@@ -80,3 +146,7 @@ def apply():
 
         if not event.contains(Engine, "connect", sqlite_pragmas):
             event.listen(Engine, "connect", sqlite_pragmas)
+    if not getattr(api.Gradebook, "_grading_shared_engine", False):  # once per process; enabled() decides per call
+        api.Gradebook.__init__ = _shared_gradebook_init(api.Gradebook.__init__)
+        api.Gradebook.close = _shared_gradebook_close(api.Gradebook.close)
+        api.Gradebook._grading_shared_engine = True

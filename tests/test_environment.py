@@ -1,6 +1,7 @@
 """One list of pins: requirements.txt; environment.yml installs the same, and so does the venv."""
 
 import re
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -31,3 +32,24 @@ def test_installed_versions_match_the_pins():
     for name, version in pins((ROOT / "requirements.txt").read_text()).items():
         installed = metadata.version(name)
         assert installed.split("+")[0] == version, f"{name}: installed {installed}, pinned {version}"
+
+
+def test_jsonschema_loads_its_iri_grammar_only_when_an_iri_is_checked():
+    # grading/startup/_grading_lazy_imports.py, installed by `make install` with a .pth that imports it at start-up
+    import subprocess
+    import sysconfig
+
+    installed = Path(sysconfig.get_paths()["purelib"]) / "_grading_lazy_imports.py"
+    assert installed.read_text() == (ROOT / "grading" / "startup" / "_grading_lazy_imports.py").read_text(), \
+        "run `make install`: the installed start-up module is not the repository's"
+    code = ("import sys, time, jsonschema\n"
+            "print(type(sys.modules['rfc3987_syntax']).__name__)\n"
+            "fc = jsonschema.FormatChecker()\n"
+            "print([fc.conforms(v, f) for v in ('http://例子.测试/路径', 'not an iri', '') for f in ('iri', 'iri-reference')])\n"
+            "print(type(sys.modules['rfc3987_syntax']).__name__)\n")
+    deferred = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    real = subprocess.run([sys.executable, "-c", "import sys; del sys.modules['rfc3987_syntax']\n" + code],
+                          capture_output=True, text=True, check=True).stdout.split("\n")
+    assert deferred[0] == "_Deferred" and deferred[2] == "module", deferred  # loaded by the first check
+    assert real[0] == "module"
+    assert deferred[1] == real[1] == str([True, True, False, False, False, True])  # the same verdicts
