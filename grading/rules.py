@@ -261,8 +261,26 @@ SENTENCES = {  # rule id: (en, zh)
         "你在判断 p >= q 之前就计算了 p / q，q == 0 时会抛出 ZeroDivisionError，而此时 p >= q 成立，token 本应直接保留：只在 p < q 的分支里做除法，该分支中 "
         "q > 0"),
     "coin_r_below_p": (
-        "your coin compares r with p alone; the token is kept with probability p / q: accept when r < p / q",
-        "你掷硬币时只把 r 和 p 比较；token 应以 p / q 的概率被保留：在 r < p / q 时接受"),
+        "on every scripted draw your coin decided as r < p would (p alone, not p / q); the token must be kept with "
+        "probability p / q: accept when r < p / q",
+        "对每个预设的 r，你掷硬币的判定都和 r < p 的结果一样（只用了 p，而不是 p / q）；"
+        "应以 p / q 的概率保留该 token：在 r < p / q 时接受"),
+    "coin_never_accepts": (
+        "your coin never accepts: every p < q position ends the loop, also when r < p / q (p // q, say, is 0 there): "
+        "accept when r < p / q, a float division",
+        "你的掷硬币从不接受：每个 p < q 的位置都会结束循环，r < p / q 时也一样（比如 p // q 在这里就等于 0）："
+        "应在 r < p / q 时接受，用浮点除法"),
+    "reads_p_and_q_swapped": (
+        "you read p from draft_probs and q from target_probs, the other way round: p is the target's probability, "
+        "target_probs[i, token_id], and q the draft's (Chen et al. 2023 use the letters the other way, q for the "
+        "target)",
+        "你从 draft_probs 读 p、从 target_probs 读 q，正好反了：p 是目标模型的概率 target_probs[i, token_id]，"
+        "q 是草稿模型的（Chen 等人 2023 的论文中字母用法相反，用 q 表示目标模型）"),
+    "prefix_reversed": (
+        "your tokens come back in reverse order (insert(0, ...) or the like): add each accepted token at the end, "
+        "accepted_tokens.append(token_id)",
+        "你返回的 token 顺序是反的（用了 insert(0, ...) 之类）：应把每个被接受的 token 追加到末尾，"
+        "accepted_tokens.append(token_id)"),
     "coin_complement": (
         "you accept when r >= 1 - p / q: that happens just as often (probability p / q), but the lesson's rule, "
         "which the tests follow with scripted values of r, is accept when r < p / q, as in Leviathan et al.'s "

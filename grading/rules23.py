@@ -72,6 +72,7 @@ OWN_RULES = {
         "q_zero_stops": {"q_zero_stops"},
         "reject_returns_empty": {"reject_empty"},
         "skips_after_accept": {"double_increment"},
+        "prefix_reversed": {"reversed_prefix"},
     },
     "02_reject_and_break": {
         "loop_starts_at_one": {"start_one"},
@@ -83,6 +84,9 @@ OWN_RULES = {
         "coin_r_below_p": {"coin_p"},
         "coin_complement": {"coin_complement"},
         "second_coin": {"double_draw"},
+        "coin_never_accepts": {"coin_never"},
+        "reads_p_and_q_swapped": {"swapped_pq"},
+        "prefix_reversed": {"reversed_prefix"},
     },
 }
 
@@ -140,6 +144,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if row >= P.shape[0] or row >= Q.shape[0]:
             return out, used, "IndexError"
         p, q = P[row, t].item(), Q[row, t].item()
+        if "swapped_pq" in mistakes:  # p read from the draft, q from the target
+            p, q = q, p
         if "row_max" in mistakes:
             p = P[i].max().item()
         if "q_zero_stops" in mistakes and q == 0:
@@ -192,6 +198,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = r <= p / q
         elif "coin_p" in mistakes:
             coin = r < p
+        elif "coin_never" in mistakes:
+            coin = False
         elif "coin_complement" in mistakes:
             coin = r >= 1 - p / q
         else:
@@ -212,7 +220,7 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if "reject_empty" in mistakes:
             return [], used, None
         break
-    return out, used, None
+    return (out[::-1] if "reversed_prefix" in mistakes else out), used, None
 
 
 def _same(tokens, model_tokens, k):

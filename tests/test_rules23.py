@@ -158,6 +158,11 @@ OWN_CASES = [
     (NB2, "ratio_before_branch", [(READ, READ + "\n        ratio = p / q")]),
     (NB2, "coin_r_below_p", [("if r < p / q:", "if r < p:")]),
     (NB2, "coin_complement", [("if r < p / q:", "if r >= 1 - p / q:")]),
+    (NB2, "coin_never_accepts", [("if r < p / q:", "if r < p // q:")]),
+    (NB2, "reads_p_and_q_swapped", [("p = target_probs[i, token_id].item()", "p = draft_probs[i, token_id].item()"),
+                                    (READ, "q = target_probs[i, token_id].item()")]),
+    (NB1, "prefix_reversed", [("accepted_tokens.append(token_id)", "accepted_tokens.insert(0, token_id)")]),
+    (NB2, "prefix_reversed", [("    return accepted_tokens", "    return accepted_tokens[::-1]")]),
     (NB2, "second_coin", [("        else:\n            break", "        elif torch.rand(1).item() >= p / q:\n"
                                                              "            break")]),
 ]
