@@ -95,27 +95,59 @@ CALL_SEED = 2300  # spec_checks.CALL_SEED, seeded around every call (tests/test_
 VISIBLE_ANSWER = {"01_accept_branch": ([10], 0), "02_reject_and_break": ([10, 20], 2)}  # the visible tests'
 
 
+_GENERATORS = ("python_random", "numpy_random", "torch_unscripted")
+_STREAMS = {}  # generator mistake: the first draws of its stream, made once (the models ask for them per call)
+
+
+def _stream(kind, n):
+    """The first ``n`` draws of the generator ``kind``, seeded as the kernel seeds it for each call."""
+    have = _STREAMS.get(kind, [])
+    if len(have) < n:
+        n = max(n, 64)
+        if kind == "python_random":
+            import random
+            g = random.Random(CALL_SEED)
+            have = [g.random() for _ in range(n)]
+        elif kind == "numpy_random":
+            import numpy
+            have = [float(x) for x in numpy.random.RandomState(CALL_SEED).rand(n)]
+        else:
+            import torch
+            g = torch.Generator().manual_seed(CALL_SEED)
+            have = [torch.rand(1, generator=g).item() for _ in range(n)]
+        _STREAMS[kind] = have
+    return have
+
+
 def _generator(mistakes):
     """The draws of a generator the checks do not script, seeded as the kernel seeds it for each call (the
     mistakes "python_random", "numpy_random", "torch_unscripted"), or None."""
-    if "python_random" in mistakes:
-        import random
-        return random.Random(CALL_SEED).random
-    if "numpy_random" in mistakes:
-        import numpy
-        return numpy.random.RandomState(CALL_SEED).rand
-    if "torch_unscripted" in mistakes:
-        import torch
-        g = torch.Generator().manual_seed(CALL_SEED)
-        return lambda: torch.rand(1, generator=g).item()
-    return None
+    kind = next((k for k in _GENERATORS if k in mistakes), None)
+    if kind is None:
+        return None
+    position = 0
+
+    def draw():
+        nonlocal position
+        position += 1
+        return _stream(kind, position)[position - 1]
+
+    return draw
+
+
+def _rows(case):
+    """(target rows, draft rows) of ``case`` as lists of floats, made once per case (the models read them often)."""
+    rows = getattr(case, "_rules23_rows", None)
+    if rows is None:
+        rows = case._rules23_rows = (case.target_probs.tolist(), case.draft_probs.tolist())
+    return rows
 
 
 def model(case, draws, notebook, mistakes=frozenset()):
     """(tokens, draws asked for, error type) of the reference verify_draft with ``mistakes``. Notebook 01's
     reference stops at the first p < q with no draw (the given break); notebook 02's draws r there."""
     draws, used = list(draws), 0
-    P, Q = case.target_probs, case.draft_probs
+    P, Q = _rows(case)
     ids = [int(t) for t in case.draft_tokens]
     out = []
     rejected = False  # "flag": a rejection is remembered, and the loop goes on
@@ -141,13 +173,13 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if "skip_last" in mistakes and i == len(ids) - 1:
             break
         row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else i
-        if row >= P.shape[0] or row >= Q.shape[0]:
+        if row >= len(P) or row >= len(Q):
             return out, used, "IndexError"
-        p, q = P[row, t].item(), Q[row, t].item()
+        p, q = P[row][t], Q[row][t]
         if "swapped_pq" in mistakes:  # p read from the draft, q from the target
             p, q = q, p
         if "row_max" in mistakes:
-            p = P[i].max().item()
+            p = max(P[i])
         if "q_zero_stops" in mistakes and q == 0:
             break
         if "ratio_first" in mistakes and q == 0:  # p / q computed before the p >= q test
