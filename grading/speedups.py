@@ -10,12 +10,14 @@ the parallel grader both use it; tests/test_forked_kernels.py compares the two v
 An SQLite gradebook is opened in write-ahead-log mode with ``synchronous=NORMAL``
 (``sqlite_pragmas``): nbgrader commits after every grade and every cell it saves, and in
 SQLite's default mode each commit waits for the disk (fsync) twice; profiled, that was the
-largest share of a worker's time (tests/test_speed_equivalence.py; the profile table in
-the closing note of issue 24). In WAL mode a commit appends to the log and the disk is
+largest share of a worker's time (the profile table in the closing note of issue 24;
+tests/test_gradebook_speedup.py checks that plain nbgrader gets it). In WAL mode a commit appends to the log and the disk is
 synced at checkpoints: a crash of the grader loses nothing that was committed, a power
 cut at most the last commits, never the file's consistency, and readers no longer wait
-for a writer (the workers share one gradebook). ``GRADER_NO_SPEEDUPS=1`` switches this
-off (the old path, for the comparison test and the benchmark's before column).
+for a writer (the workers share one gradebook). The Gradebooks of one SQLite file in a
+process share one engine (``_shared_gradebook_init``), so SQLAlchemy compiles each statement
+once, not once per Gradebook. ``GRADER_NO_SPEEDUPS=1`` switches both off (the old path, for
+the benchmark's before column).
 """
 
 import json
@@ -99,14 +101,19 @@ def _shared_gradebook_init(original):
         from sqlalchemy.orm import scoped_session, sessionmaker
 
         path = _sqlite_file(db_url) if enabled() else None
-        try:
-            stat = os.stat(path) if path else None
-        except OSError:
-            stat = None
-        key = (db_url, stat.st_dev, stat.st_ino) if stat else None
+
+        def file_key():
+            try:
+                stat = os.stat(path) if path else None
+            except OSError:
+                return None
+            return (db_url, stat.st_dev, stat.st_ino) if stat else None
+
+        key = file_key()
         engine = _ENGINES.get(key) if key else None
         if engine is None:
             original(self, db_url, course_id=course_id, authenticator=authenticator)
+            key = file_key()  # the file exists now, if this Gradebook made it
             if key:
                 for old in [k for k in _ENGINES if k[0] == db_url]:
                     _ENGINES.pop(old).dispose()

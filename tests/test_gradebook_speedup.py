@@ -46,3 +46,29 @@ def test_plain_nbgrader_gets_the_gradebook_speedup(tmp_path):
     with speedups_switched(True):
         pipeline.nbgrader(course, "db", "student", "add", "someone")
     assert journal_mode(course) == "wal"
+
+
+def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(tmp_path, monkeypatch):
+    import sys
+    from pathlib import Path
+
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # nbgrader runs alembic
+    speedups.apply()
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with speedups_switched(True):
+        with Gradebook(url) as first:
+            first.add_student("someone")
+            engine = first.engine
+        with Gradebook(url) as second:  # the tables are there, the engine (and its statement cache) too
+            assert second.engine is engine
+            assert [s.id for s in second.students] == ["someone"]
+        (tmp_path / "gradebook.db").unlink()  # a deleted gradebook: a fresh engine, and its tables made again
+        for extra in ("gradebook.db-wal", "gradebook.db-shm"):
+            (tmp_path / extra).unlink(missing_ok=True)
+        with Gradebook(url) as third:
+            assert third.engine is not engine and third.students == []
+    with speedups_switched(False):
+        with Gradebook(url) as off, Gradebook(url) as off_too:
+            assert off.engine is not off_too.engine
