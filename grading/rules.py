@@ -532,16 +532,15 @@ def level24_evidence(calls, bonus):
                                or _same_values(first, _values(torch.clamp(P[j] - Q[j], min=0))))
                    for j in range(1, Q.shape[0])):
                 shows.add(index)
-        if first is not None and right["rejected"] and not trace.get("refused"):  # the right weights, scaled
-            weights = _first_multi(right)
-            scale = sum(first) if all(isinstance(x, (int, float)) and math.isfinite(x) for x in first) else None
-            i = len(right["tokens"]) - 1
-            raw = sum(_values(torch.clamp(case.target_probs.double()[i] - case.draft_probs.double()[i], min=0)))
-            shows, could = evidence.setdefault("residual_scaled", (set(), set()))
-            could.add(index)
-            if (scale and weights and abs(scale - 1) > 1e-4 and abs(scale - raw) > 1e-4
-                    and _same_values(first, [scale * w for w in weights])):
-                shows.add(index)
+            if not trace.get("refused"):  # the right weights, scaled by something other than 1 or the raw sum
+                weights = _first_multi(right)
+                scale = sum(first) if all(isinstance(x, (int, float)) and math.isfinite(x) for x in first) else None
+                raw = sum(_values(torch.clamp(P[i] - Q[i], min=0)))
+                shows, could = evidence.setdefault("residual_scaled", (set(), set()))
+                could.add(index)
+                if (scale and weights and abs(scale - 1) > 1e-4 and abs(scale - raw) > 1e-4
+                        and _same_values(first, [scale * w for w in weights])):
+                    shows.add(index)
         all_accepted = not right["rejected"] and (not bonus or case.k > 0)
         predicates = {"no_num_samples": trace.get("no_num_samples"), "multinomial_refused": trace.get("refused"),
                       "bonus_error": bonus and all_accepted and trace["error"] is not None,

@@ -65,28 +65,24 @@ RULES = {
 
 # rules with no catalogued answer: their sentences are grading/rules.py's (SENTENCES, both languages), and
 # tests/test_rules23.py writes each mistake into the reference loop
+_LOOP_RULES = {  # mistakes of the loop itself, in either notebook
+    "loop_starts_at_one": {"start_one"},
+    "loop_stops_early": {"skip_last"},
+    "q_zero_stops": {"q_zero_stops"},
+    "reject_returns_empty": {"reject_empty"},
+    "skips_after_accept": {"double_increment"},
+    "prefix_reversed": {"reversed_prefix"},
+}
 OWN_RULES = {
-    "01_accept_branch": {
-        "loop_starts_at_one": {"start_one"},
-        "loop_stops_early": {"skip_last"},
-        "q_zero_stops": {"q_zero_stops"},
-        "reject_returns_empty": {"reject_empty"},
-        "skips_after_accept": {"double_increment"},
-        "prefix_reversed": {"reversed_prefix"},
-    },
+    "01_accept_branch": _LOOP_RULES,
     "02_reject_and_break": {
-        "loop_starts_at_one": {"start_one"},
-        "loop_stops_early": {"skip_last"},
-        "q_zero_stops": {"q_zero_stops"},
-        "reject_returns_empty": {"reject_empty"},
-        "skips_after_accept": {"double_increment"},
+        **_LOOP_RULES,
         "ratio_before_branch": {"ratio_first"},
         "coin_r_below_p": {"coin_p"},
         "coin_complement": {"coin_complement"},
         "second_coin": {"double_draw"},
         "coin_never_accepts": {"coin_never"},
         "reads_p_and_q_swapped": {"swapped_pq"},
-        "prefix_reversed": {"reversed_prefix"},
     },
 }
 

@@ -109,6 +109,15 @@ def mutants(code):
     return out
 
 
+def edited(assignment, notebook, edits):
+    """The reference of ``notebook`` with each (text, replacement) of ``edits`` applied, each text found once."""
+    code = reference(assignment, notebook)
+    for old, new in edits:
+        assert code.count(old) == 1, old
+        code = code.replace(old, new)
+    return code
+
+
 def grade(code, assignment, notebook):
     """(the Judge after every check, the diagnosis line) for the answer ``code``."""
     from grading import diagnosis

@@ -168,18 +168,10 @@ OWN_CASES = [
 ]
 
 
-def own_written(notebook, edits):
-    code = mutants.reference(ASSIGNMENT, notebook)
-    for old, new in edits:
-        assert code.count(old) == 1, old
-        code = code.replace(old, new)
-    return code
-
-
 @pytest.mark.parametrize("notebook,rule,edits", OWN_CASES,
                          ids=[f"{nb[:2]}-{r}-{n}" for n, (nb, r, _) in enumerate(OWN_CASES)])
 def test_a_mistake_with_no_catalogued_answer_is_named_by_its_own_rule(notebook, rule, edits):
-    code = own_written(notebook, edits)
+    code = mutants.edited(ASSIGNMENT, notebook, edits)
     if notebook == NB2 and rule == "ratio_before_branch":  # the ratio is also what the coin then reads
         code = code.replace("if r < p / q:", "if r < ratio:")
     judge, line = mutants.grade(code, ASSIGNMENT, notebook)
@@ -191,7 +183,7 @@ def test_a_mistake_with_no_catalogued_answer_is_named_by_its_own_rule(notebook, 
 
 def test_a_coin_that_keeps_the_targets_most_likely_token_loses_a_point():
     # the drafted token is not the target's most likely one in hidden_coin_success_appends (a decoy, token 7)
-    code = own_written(NB2, [("        if r < p / q:\n            accepted_tokens.append(token_id)",
+    code = mutants.edited(ASSIGNMENT, NB2, [("        if r < p / q:\n            accepted_tokens.append(token_id)",
                               "        if r < p / q:\n            accepted_tokens.append(int(target_probs[i].argmax()))")])
     judge, _ = mutants.grade(code, ASSIGNMENT, NB2)
     assert "hidden_coin_success_appends" in judge.failed, judge.failed

@@ -42,22 +42,14 @@ CASES = [
 ]
 
 
-def written(notebook, edits):
-    code = mutants.reference(mutants.LEVEL24, notebook)
-    for old, new in edits:
-        assert code.count(old) == 1, old
-        code = code.replace(old, new)
-    return code
-
-
 @pytest.mark.parametrize("notebook,rule,edits", CASES, ids=[f"{nb[:2]}-{r}-{n}" for n, (nb, r, _) in enumerate(CASES)])
 def test_an_answer_written_another_way_is_named_by_its_own_rule(notebook, rule, edits):
-    judge, line = mutants.grade(written(notebook, edits), mutants.LEVEL24, notebook)
+    judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, notebook, edits), mutants.LEVEL24, notebook)
     assert judge.failed, "the mistake must lose points"
     assert line.startswith("Diagnosis: " + rules.sentence(rule)), line
 
 
 def test_the_reference_itself_is_told_none():
     for notebook in (NB1, NB2):
-        judge, line = mutants.grade(written(notebook, []), mutants.LEVEL24, notebook)
+        judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, notebook, []), mutants.LEVEL24, notebook)
         assert not judge.failed and line == "Diagnosis: " + mutants.diagnosis_none(), line
