@@ -142,6 +142,10 @@ SENTENCES = {  # rule id: (en, zh)
         "you sample the correction but append token_id, the rejected draft, instead of the token torch.multinomial "
         "returned",
         "你采样了修正 token，却追加了 token_id，也就是被拒绝的草稿，而不是 torch.multinomial 返回的 token"),
+    "correction_after_draft": (
+        "after a rejection you append the rejected draft token_id and then the correction; the rejected token is "
+        "not kept: the correction takes its place",
+        "拒绝之后你先追加了被拒绝的草稿 token_id，再追加修正 token；被拒绝的 token 不保留：修正 token 取代它的位置"),
     "residual_softmax": (
         "you normalise the residual with softmax, which exponentiates it, so tokens where max(0, p - q) is 0 still "
         "get some probability: divide max(0, p - q) by its sum",
@@ -393,7 +397,7 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                 out.tokens = got
             else:
                 out.tokens += [i] if "correction_appends_position" in m else [t] if "correction_appends_draft" in m \
-                    else got
+                    else [t] + got if "correction_after_draft" in m else got
         if "bonus_after_reject" in m and bonus:
             out.tokens += multi(P[k])
         if "continue_after_correction" in m:
@@ -465,6 +469,7 @@ LEVEL24_RULES = {
     "residual_min": ({"residual_min"}, "correction"),
     "correction_only": ({"correction_only"}, "tokens_order"),
     "correction_appends_draft": ({"correction_appends_draft"}, "tokens_order"),
+    "correction_after_draft": ({"correction_after_draft"}, "tokens_order"),
     "correction_argmax": ({"correction_argmax"}, "tokens_order"),
     "no_correction": ({"no_correction"}, "tokens_order"),
     "correction_appends_position": ({"correction_appends_position"}, "tokens_order"),

@@ -39,6 +39,8 @@ CASES = [
     (NB2, "correction_only", [(CORRECTION, "accepted_tokens = [int(torch.multinomial(residual, 1).item())]")]),
     (NB1, "correction_appends_draft", [(CORRECTION, "torch.multinomial(residual, 1)\n        "
                                                     "accepted_tokens.append(token_id)")]),
+    (NB1, "correction_after_draft", [(CORRECTION, "accepted_tokens.append(token_id)\n        " + CORRECTION)]),
+    (NB2, "correction_after_draft", [(CORRECTION, "accepted_tokens += [token_id, int(torch.multinomial(residual, 1))]")]),
 ]
 
 
