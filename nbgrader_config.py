@@ -71,6 +71,8 @@ if SandboxedExecute:
         sanitize.RestoreInstructorMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
         CheckCellMetadata,
     ]
+    if speedups.enabled():  # the notebook is validated once, after the last preprocessor, not after each of 14
+        c.Exporter.optimistic_validation = True
     c.Autograde.autograde_preprocessors = [
         SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
         SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,

@@ -14,6 +14,7 @@ is a cold kernel that only imports torch, once per notebook. CPU is counted in a
 """
 
 import os
+import re
 import resource
 import sys
 import tempfile
@@ -163,6 +164,8 @@ def phase(procs, frames):
     if "forkserver.py" in name:
         if "prewarm" in s or "serve (" in s and "_harness (" in s:
             return "kernel fork and sandbox (fork server's imports, once)"
+        if frames and frames[0].startswith("Thread._bootstrap") and "kernel_harness" not in s:
+            return "kernel threads (IOPub, shell channel, history)"
         if "_kernel (" not in s or "enter_sandbox" in s or "_fresh_process_state" in s:
             return "kernel fork and sandbox"
         if "grader_call_request" in s:
@@ -176,8 +179,8 @@ def phase(procs, frames):
                 return "lesson cells: imports"
             return "lesson cells and student cells, the rest"
         return "kernel start-up (ipykernel, IPython)"
-    if "grading.grade --worker" not in name:
-        return "benchmark and make_class (not grading)"
+    if len(procs) < 2:  # py-spy may name a worker by its parent's command line (read before the exec): by depth
+        return "run_workers, the coordinator"
     if "verdicts" in s or "diagnosis" in s:
         return "grader-side checks"
     if "SaveAutoGrades" in s or "Gradebook" in s or "sqlalchemy" in s:
@@ -189,6 +192,17 @@ def phase(procs, frames):
     if "_find_and_load" in s:
         return "nbgrader start-up (once per worker)"
     return "nbgrader and nbclient, the rest"
+
+
+PROCESS = re.compile(r'process \d+:"[^"]*";?')
+
+
+def parse_sample(line):
+    """(process chain, frames, count) of one line of py-spy's raw output; a command line may hold ';'."""
+    stack, count = line.rsplit(" ", 1)
+    procs = [p.rstrip(";") for p in PROCESS.findall(stack)]
+    frames = [f for f in PROCESS.sub("", stack).split(";") if f]
+    return procs, frames, int(count)
 
 
 def profile(n=20, rate=50):
@@ -207,15 +221,12 @@ def profile(n=20, rate=50):
                                                capture_output=True, env=pipeline.env()))
     phases, idle = collections.Counter(), 0
     for line in out.read_text().splitlines():
-        stack, count = line.rsplit(" ", 1)
-        parts = stack.split(";")
-        procs = [f for f in parts if f.startswith("process ")]
-        frames = [f for f in parts if not f.startswith("process ")]
+        procs, frames, count = parse_sample(line)
         leaf = frames[-1].split(" (")[0].rsplit(".", 1)[-1].lower() if frames else ""
         if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING):
-            idle += int(count)
+            idle += count
         else:
-            phases[phase(procs, frames)] += int(count)
+            phases[phase(procs, frames)] += count
     busy = sum(phases.values())
     print(f"one worker, {n} submissions under py-spy ({rate}/s): {wall:.1f} s wall, {cpu:.1f} CPU-s (cgroup); "
           f"{busy / rate:.1f} s of busy samples (every process), {idle / rate:.1f} s blocked")

@@ -26,6 +26,7 @@ Requests are JSON lines on the server's stdin; each reply is one JSON line on st
 """
 
 import ctypes
+import gc
 import json
 import os
 import platform
@@ -292,7 +293,8 @@ def _harness():
 # What every notebook imports, and what every kernel imports as it starts (its debugger, history, numpy).
 PREWARM = ("torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "IPython", "ipykernel.kernelapp",
            "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
-           "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session")
+           "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session", "psutil", "faulthandler",
+           "matplotlib_inline.backend_inline")
 
 
 def prewarm():
@@ -320,6 +322,16 @@ def serve(warm=True):
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if warm:
         prewarm()
+    # Every kernel is forked from this state: without freeze, each kernel's first garbage collections walk
+    # every object the imports made (torch's included), writing to their pages, so the kernel copies most
+    # of the server's memory; frozen objects are never walked (the cost of a kernel: benchmarks/sandbox_start.py).
+    gc.collect()
+    gc.freeze()
+    # A traceback's frames are matched to their modules by inspect.getmodule, whose first call resolves the
+    # real path of every module's file (thousands, with torch): done here once, every kernel starts with it.
+    import inspect
+
+    inspect.getmodule(prewarm.__code__, "<fork server>")  # a code object: no __module__ to short-cut it
     if threads() != 1:
         print(json.dumps({"error": f"the fork server has {threads()} threads after its imports; forking is unsafe"}),
               flush=True)

@@ -183,11 +183,13 @@ def cold_graded_course(graded_course, tmp_path_factory):
     for student in chosen:
         shutil.copytree(graded_course.root / "submitted" / student / ASSIGNMENT,
                         root / "submitted" / student / ASSIGNMENT)
-    os.environ[sandbox.COLD_ENV] = "1"
+    # The old path throughout: cold kernels and none of grading/speedups.py (nor nbconvert's single validation).
+    os.environ[sandbox.COLD_ENV] = os.environ[speedups.OFF_ENV] = "1"
     try:
         results = grade.run_workers(root, grade.students(root), 2, grade.default_db_url(root), echo=False)
+        pipeline.nbgrader(root, "generate_feedback", ASSIGNMENT, "--force")
     finally:
-        del os.environ[sandbox.COLD_ENV]
+        del os.environ[sandbox.COLD_ENV], os.environ[speedups.OFF_ENV]
     return root, results
 
 
@@ -198,6 +200,17 @@ def test_cold_and_forked_kernels_give_the_same_gradebook(graded_course, cold_gra
     assert set(cold) == set(grade.students(root)) and len(cold) > 20
     differ = {s: (forked[s], cold[s]) for s in cold if cold[s] != forked[s]}
     assert not differ
+
+
+def test_the_speed_ups_leave_every_feedback_page_byte_for_byte_the_same(graded_course, cold_graded_course):
+    """Fork server, frozen heap, no kernel history, cached schemas, shared engine, one validation: none of it
+    shows. The old path's pages (cold kernels, GRADER_NO_SPEEDUPS=1) against the shared course's."""
+    root, _ = cold_graded_course
+    pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))
+    assert len(pages) == 2 * len(grade.students(root))
+    differ = [p.relative_to(root) for p in pages
+              if p.read_bytes() != (graded_course.root / p.relative_to(root)).read_bytes()]
+    assert not differ, differ
 
 
 def test_a_hostile_submission_graded_just_before_leaves_the_next_grade_unchanged(tmp_path):

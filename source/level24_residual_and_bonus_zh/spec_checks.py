@@ -186,7 +186,9 @@ def seeded(seed):
     except ImportError:
         numpy = None
     saved = torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None
-    torch.manual_seed(seed)
+    # The CPU generator alone: torch.manual_seed also queues a seed for each accelerator torch could start
+    # later, with a record of the caller's stack, at every call.
+    torch.default_generator.manual_seed(seed)
     random.seed(seed)
     if numpy:
         numpy.random.seed(seed)
