@@ -147,10 +147,11 @@ SENTENCES = {  # rule id: (en, zh)
         "not kept: the correction takes its place",
         "拒绝之后你先追加了被拒绝的草稿 token_id，再追加修正 token；被拒绝的 token 不保留：修正 token 取代它的位置"),
     "residual_softmax": (
-        "you normalise the residual with softmax, which exponentiates it, so tokens where max(0, p - q) is 0 still "
-        "get some probability: divide max(0, p - q) by its sum",
-        "你用 softmax 归一化残差，它会先取指数，于是 max(0, p - q) 为 0 的 token 也分到了概率：应把 max(0, p - q) "
-        "除以它的和"),
+        "you normalise the residual with softmax (or hand it over as logits, as Categorical(logits=...) takes them), "
+        "which exponentiates it, so tokens where max(0, p - q) is 0 still get some probability: divide "
+        "max(0, p - q) by its sum",
+        "你用 softmax 归一化残差（或者把它当作 logits 传了进去，比如 Categorical(logits=...)），它会先取指数，于是 "
+        "max(0, p - q) 为 0 的 token 也分到了概率：应把 max(0, p - q) 除以它的和"),
     "residual_whole_matrix": (
         "your residual adds up max(0, p - q) over all the rows; it belongs to the rejected row i alone",
         "你的残差把所有行的 max(0, p - q) 加在一起；它只属于被拒绝的第 i 行"),
@@ -295,6 +296,33 @@ SENTENCES = {  # rule id: (en, zh)
         "after a failed coin you draw r again (a second torch.rand) and go on when that one is below p / q; one coin "
         "decides each p < q position: draw r once, then accept or break",
         "掷硬币失败之后你又抽了一次 r（第二次调用 torch.rand），并在它小于 p / q 时继续；每个 p < q 的位置只掷一次硬币：只抽一次 r，然后接受或 break"),
+    "coin_cumulative": (
+        "you compare r with the product of p / q over the positions so far (the chance of getting this far), not "
+        "with this position's own p / q: each coin is r < p / q of its own position",
+        "你拿 r 去和到目前为止各位置 p / q 的乘积（走到这一步的概率）比较，而不是和本位置自己的 p / q 比较：每枚硬币都是本位置的 r < p / q"),
+    "coin_reused": (
+        "you draw r once and read the same r again at every later p < q position; each p < q position draws its "
+        "own r = torch.rand(1).item()",
+        "你只抽了一次 r，之后每个 p < q 的位置都沿用同一个 r；每个 p < q 的位置都要重新抽取自己的 r = torch.rand(1).item()"),
+    "coin_same_position": (
+        "after a coin accepts, your loop does not move on: it checks the same position again with a new draw (a "
+        "while loop with i += 1 only where p >= q), so one token is kept several times: go to the next position "
+        "after every accept",
+        "硬币接受之后，你的循环没有前进：它用新抽的随机数再次检查同一个位置（while 循环里只有 p >= q 时才 i += 1），"
+        "于是同一个 token 被保留了好几次：每次接受之后都要移到下一个位置"),
+    "tensor_tokens_fail": (
+        "your function raises an error when draft_tokens is a torch.LongTensor, though not when it is a list (for "
+        "instance `if not draft_tokens:`, or a list method such as .index): write it for both, with "
+        "len(draft_tokens) and int(token_id)",
+        "draft_tokens 是 torch.LongTensor 时你的函数会报错，是列表时却不会（例如 `if not draft_tokens:`，或者 .index "
+        "这类列表方法）：要让两种都能用，使用 len(draft_tokens) 和 int(token_id)"),
+    "coin_unscripted": (
+        "your function never calls torch.rand, yet in the checks with real randomness it kept some p < q tokens: "
+        "its coin comes from another source (torch.bernoulli, torch.randint, random, numpy, ...), which the tests "
+        "cannot script: draw r = torch.rand(1).item() where p < q and accept if r < p / q",
+        "你的函数从不调用 torch.rand，可是在使用真实随机数的检查里，它却保留了一些 p < q 的 token：它的硬币来自别的随机源"
+        "（torch.bernoulli、torch.randint、random、numpy 等），测试无法为它安排随机数：应在 p < q 时抽取 r = torch.rand(1).item()，"
+        "r < p / q 时接受"),
     "reseeds": (
         "your function sets torch's seed itself (torch.manual_seed inside it), so every call draws the same "
         "numbers and the checks that repeat it with real draws see one outcome again and again: seed once outside "
@@ -377,6 +405,8 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                       "residual_q_minus_p_raw": torch.clamp(Q[i] - P[i], min=0),
                       "residual_softmax": torch.softmax(raw, dim=-1),
                       "residual_softmax_raw": torch.softmax(P[i] - Q[i], dim=-1),
+                      # Categorical(logits=residual) on the normalised residual: its softmax
+                      "residual_softmax_normalised": torch.softmax(_residual(P, Q, i), dim=-1),
                       "residual_min": torch.minimum(P[i], Q[i]) / torch.minimum(P[i], Q[i]).sum()}
             for mistake, row, other in (("residual_row_token", t, t), ("residual_next_target_row", i + 1, i)):
                 if mistake in m:
@@ -617,7 +647,8 @@ def pair_evidence(calls):
     return evidence
 
 # Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
-ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_softmax": [{"residual_softmax_raw"}]}
+ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_softmax": [{"residual_softmax_raw"},
+                                                                                     {"residual_softmax_normalised"}]}
 
 # ------------------------------------------------------------------ choosing the line
 

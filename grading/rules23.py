@@ -83,6 +83,9 @@ OWN_RULES = {
         "second_coin": {"double_draw"},
         "coin_never_accepts": {"coin_never"},
         "reads_p_and_q_swapped": {"swapped_pq"},
+        "coin_cumulative": {"cumulative"},
+        "coin_reused": {"reuse_r"},
+        "coin_same_position": {"no_advance"},
     },
 }
 
@@ -162,6 +165,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         return draws[used - 1] if used <= len(draws) else OVERFLOW_DRAW
 
     skip = False  # "double_increment": the position after a p >= q one is passed over
+    running = 1.0  # "cumulative": the product of min(1, p / q) over the positions so far, this one's included
+    kept_r = None  # "reuse_r": the one r drawn at the first p < q, read again at every later one
     for i, t in enumerate(ids):
         if "start_one" in mistakes and i == 0 or skip:
             skip = False
@@ -215,7 +220,9 @@ def model(case, draws, notebook, mistakes=frozenset()):
                 return [], used, None
             break
         if r is None:
-            r = rand()
+            r = kept_r if kept_r is not None else rand()
+            if "reuse_r" in mistakes:
+                kept_r = r
         if (p if "q_over_p" in mistakes else q) == 0:  # the ratio divides by zero, as the function's would
             return out, used, "ZeroDivisionError"
         if "q_over_p" in mistakes:
@@ -230,8 +237,18 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = False
         elif "coin_complement" in mistakes:
             coin = r >= 1 - p / q
+        elif "cumulative" in mistakes:
+            running *= p / q
+            coin = r < running
         else:
             coin = r < p / q
+        if coin and "no_advance" in mistakes:  # a while loop that moves on only where p >= q: the same
+            for _ in range(10_000):  # position again, with a new draw, until one rejects
+                if not coin:
+                    break
+                out.append(kept)
+                coin = rand() < p / q
+            break
         if coin and not rejected:
             if "coin_no_append" not in mistakes:
                 out.append(kept)
@@ -302,7 +319,68 @@ def evidence(calls, notebook):
     return found, agree, deviating
 
 
-def fired(calls, failed, notebook):
+_SEEDED = {}  # seed: the first draws of torch's generator under that seed, as sample_runs's real torch.rand gives them
+
+
+def _seeded_stream(seed, n):
+    import torch
+    have = _SEEDED.get(seed, [])
+    if len(have) < n:
+        g = torch.Generator().manual_seed(seed)
+        have = _SEEDED[seed] = [torch.rand(1, generator=g).item() for _ in range(max(n, 1024))]
+    return have
+
+
+def _sampled(case, trials, seed, notebook, mistakes):
+    """What sample_runs reports for the reference with ``mistakes``: (share of runs that kept position 0's token,
+    mean number of tokens), drawing from torch's generator under ``seed`` as the real torch.rand does; None when
+    the model raises. A model of another generator (random, numpy) cannot be followed here: None too."""
+    if _generator(mistakes) is not None:
+        return None
+    used, first, total = 0, 0, 0
+    positions = case.positions
+    budget = 2 * len(positions) + 64  # draws one run may take: a model that wants more is not followed
+    for _ in range(trials):
+        stream = _seeded_stream(seed, used + budget)
+        tokens, n, error = model(case, stream[used:used + budget], notebook, mistakes)
+        if error is not None or n >= budget:
+            return None
+        used += n
+        first += 1 if tokens[:1] == [positions[0][0]] else 0
+        total += len(tokens)
+    return first / trials, total / trials
+
+
+def contradicted(mistakes, samples, notebook):
+    """Whether a model that fits every scripted call says otherwise than a run with real randomness
+    (sample_runs) did: a model that never keeps a p < q token is wrong if those runs kept some."""
+    for _, helper, case, args, kwargs, result in samples:
+        given = dict(zip(("trials", "seed"), args), **kwargs)
+        if helper != "sample_runs" or set(given) != {"trials", "seed"}:
+            continue
+        expected = _sampled(case, int(given["trials"]), int(given["seed"]), notebook, mistakes)
+        if expected is not None and any(abs(a - b) > 1e-9 for a, b in zip(expected, result)):
+            return True
+    return False
+
+
+def replayed(mistakes, samples, failed, notebook):
+    """The failed runs with real randomness that the model with ``mistakes``, replayed, gives exactly, where the
+    right answer's replay does not."""
+    explained = set()
+    for check, helper, case, args, kwargs, result in samples:
+        given = dict(zip(("trials", "seed"), args), **kwargs)
+        if check not in failed or helper != "sample_runs" or set(given) != {"trials", "seed"}:
+            continue
+        trials, seed = int(given["trials"]), int(given["seed"])
+        expected = _sampled(case, trials, seed, notebook, mistakes)
+        if expected is not None and all(abs(a - b) <= 1e-9 for a, b in zip(expected, result)) \
+                and _sampled(case, trials, seed, notebook, frozenset()) != expected:
+            explained.add(check)
+    return explained
+
+
+def fired(calls, failed, notebook, samples=()):
     """[(rule, explained checks)]: the model that agrees with the function on the most calls, among those that
     show on every call where they could (one of them a failed check's) and do what the function did on every
     call where it went wrong; a single mistake before a pair that agrees no more often. Two that fit equally
@@ -317,6 +395,18 @@ def fired(calls, failed, notebook):
         if explained and shows == could and deviating <= agree[name]:
             candidates.append((-len(agree[name]), "+" in name, name, explained))
     candidates.sort(key=lambda x: x[:3])
+    rules = dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
+    candidates = [c for c in candidates[:8]  # the best few: each is replayed over the runs with real randomness
+                  if not contradicted(frozenset().union(*(rules[n] for n in c[2].split("+"))), samples, notebook)]
+    if not candidates:  # a mistake the scripted calls cannot see: one whose replay gives what a failed run gave
+        scripted = {i for i, call in enumerate(calls) if call[1] == "run_verify" and call[5].get("error") is None}
+        for name, mistakes in rules.items():
+            if not scripted <= agree.get(name, set()):
+                continue
+            explained = replayed(frozenset(mistakes), samples, failed, notebook)
+            if explained:
+                explained |= {calls[i][0] for i in found.get(name, (set(), set()))[0]} & failed
+                candidates.append((-len(agree[name]), False, name, explained))
     if len(candidates) > 1 and candidates[0][:2] == candidates[1][:2]:
         return []  # two mistakes fit the run equally well: the checks cannot tell them apart, so neither is named
     return [(name, explained) for _, _, name, explained in candidates[:1]]
@@ -345,10 +435,30 @@ PREDICATES = {
 }
 
 
+def coin_unscripted(calls, samples, notebook):
+    """Whether the function kept p < q tokens in the runs with real randomness although it never called torch.rand
+    in a scripted call that reached a p < q position (the right answer draws there)."""
+    reached = [index for index, (_, helper, case, args, kwargs, trace) in enumerate(calls) if helper == "run_verify"
+               and model(case, _draws(args, kwargs), notebook)[1] > 0]
+    if not reached or any(calls[i][5].get("calls") for i in reached) or not notebook.startswith("02"):
+        return False
+    return contradicted(frozenset({"never_draws"}), samples, notebook)
+
+
+def _tensor_tokens_fail(calls):
+    """An error in a call whose draft_tokens is a tensor, and none in a call whose draft_tokens is a list."""
+    errors = {}
+    for _, helper, case, _, _, trace in calls:
+        if helper == "run_verify":
+            errors.setdefault(not isinstance(case.draft_tokens, list), []).append(trace.get("error") is not None)
+    return any(errors.get(True, ())) and errors.get(False) and not any(errors[False])
+
+
 def shown(calls):
-    """The predicates some traced call shows, in PREDICATES' order."""
+    """The predicates some traced call shows, in PREDICATES' order, then tensor_tokens_fail."""
     traces = [trace for _, helper, _, _, _, trace in calls if helper == "run_verify"]
-    return [name for name, shows in PREDICATES.items() if any(shows(t) for t in traces)]
+    return [name for name, shows in PREDICATES.items() if any(shows(t) for t in traces)] + (
+        ["tensor_tokens_fail"] if _tensor_tokens_fail(calls) else [])
 
 
 def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
@@ -358,7 +468,7 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     from grading import language, rules
     lang = "en" if language(assignment) == "en" else "zh"
     try:
-        chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook)
+        chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook, judge.samples)
     except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
         chosen = []
     parts = []
@@ -368,6 +478,12 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         names = chosen[0][0].split("+")
         if all(n in words for n in names):
             parts = [words[n] for n in names]
+    try:
+        unscripted = not parts and coin_unscripted(judge.calls, judge.samples, notebook)
+    except Exception:  # as above: a model that cannot follow the run tells nothing
+        unscripted = False
+    if unscripted:
+        parts = [rules.sentence("coin_unscripted", lang)]
     parts += [rules.sentence(name, lang) for name in shown(judge.calls)]
     if not parts:
         return None

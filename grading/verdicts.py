@@ -187,6 +187,7 @@ class Judge:
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
         self.calls = []        # [(check, helper, case, args, kwargs, trace)] of each traced call (grading/rules.py)
+        self.samples = []      # [(check, helper, case, args, kwargs, result)] of every other call (sample_runs, ...)
         self.failed = []       # the checks (grade ids) that failed, in order
         self.checks = []       # every check run, in order
         self.check = None      # the check now running
@@ -219,6 +220,8 @@ class Judge:
                 if helper in getattr(self.helpers, "TRACED_HELPERS", ("run_verify",)):
                     self.trace.append(self.helpers.trace(helper, result))
                     self.calls.append((self.check, helper, case, tuple(args), dict(kwargs), self.trace[-1]))
+                else:
+                    self.samples.append((self.check, helper, case, tuple(args), dict(kwargs), result))
                 if not self.hidden:
                     return result
                 if getattr(result, "ename", None) is not None:  # a class name is the student's own words too

@@ -206,10 +206,12 @@ def test_the_speed_ups_leave_every_feedback_page_byte_for_byte_the_same(graded_c
     """Fork server, frozen heap, no kernel history, cached schemas, shared engine, one validation: none of it
     shows. The old path's pages (cold kernels, GRADER_NO_SPEEDUPS=1) against the shared course's."""
     root, _ = cold_graded_course
-    pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))
-    assert len(pages) == 2 * len(grade.students(root))
-    differ = [p.relative_to(root) for p in pages
-              if p.read_bytes() != (graded_course.root / p.relative_to(root)).read_bytes()]
+    students = grade.students(root)
+    pages = {p.relative_to(root) for p in (root / "feedback").glob(f"*/{ASSIGNMENT}/*.html")}
+    shared = {p.relative_to(graded_course.root) for s in students
+              for p in (graded_course.root / "feedback" / s / ASSIGNMENT).glob("*.html")}
+    assert pages == shared and len(pages) > len(students)  # some fault submissions have one notebook, or none
+    differ = sorted(str(p) for p in pages if (root / p).read_bytes() != (graded_course.root / p).read_bytes())
     assert not differ, differ
 
 

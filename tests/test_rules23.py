@@ -165,6 +165,15 @@ OWN_CASES = [
     (NB2, "prefix_reversed", [("    return accepted_tokens", "    return accepted_tokens[::-1]")]),
     (NB2, "second_coin", [("        else:\n            break", "        elif torch.rand(1).item() >= p / q:\n"
                                                              "            break")]),
+    # mistakes only the runs with real randomness show (hidden_mean_length), named by replaying each model there
+    (NB2, "coin_cumulative", [("accepted_tokens = []", "accepted_tokens = []\n    alive = 1.0"),
+                              (READ, READ + "\n        alive *= min(1.0, p / q) if q > 0 else 1.0"),
+                              ("if r < p / q:", "if r < alive:")]),
+    (NB2, "coin_reused", [("accepted_tokens = []", "accepted_tokens = []\n    r = None"),
+                          ("r = torch.rand(1).item()", "r = torch.rand(1).item() if r is None else r")]),
+    (NB2, "coin_same_position", [(LOOP, "i = 0\n    while i < len(draft_tokens):\n        token_id = draft_tokens[i]"),
+                                 ("accepted_tokens.append(token_id)\n            continue",
+                                  "accepted_tokens.append(token_id)\n            i += 1\n            continue")]),
 ]
 
 
@@ -179,6 +188,38 @@ def test_a_mistake_with_no_catalogued_answer_is_named_by_its_own_rule(notebook, 
     assert line.startswith("Diagnosis: " + rules.sentence(rule)), line
     zh = diagnosis.line(notebook, judge, assignment=ASSIGNMENT + "_zh")
     assert rules.sentence(rule, "zh") in zh, zh
+
+
+def test_the_runs_with_real_randomness_are_replayed_exactly():
+    # the replay of the right answer's model gives, to the last digit, what the reference reported there
+    judge, _ = mutants.grade(mutants.edited(ASSIGNMENT, NB2, []), ASSIGNMENT, NB2)
+    runs = [s for s in judge.samples if s[1] == "sample_runs"]
+    assert len(runs) >= 2
+    for _, _, case, args, kwargs, result in runs:
+        given = dict(zip(("trials", "seed"), args), **kwargs)
+        assert rules23._sampled(case, given["trials"], given["seed"], NB2, frozenset()) == tuple(result)
+
+
+@pytest.mark.parametrize("coin", ["torch.bernoulli(torch.tensor(p / q)).item() == 1",
+                                  "torch.randint(0, 1000, (1,)).item() < 1000 * p / q"])
+def test_a_coin_from_another_torch_source_is_named_and_not_called_mission_1s_break(coin):
+    code = mutants.edited(ASSIGNMENT, NB2, [("r = torch.rand(1).item()\n        if r < p / q:", f"if {coin}:")])
+    judge, line = mutants.grade(code, ASSIGNMENT, NB2)
+    assert judge.failed
+    # the same draws as torch.rand from torch's generator (the model of `from torch import rand` follows them), or not
+    assert any(line.startswith("Diagnosis: " + text) for text in (
+        rules.sentence("coin_unscripted"), sentence("from_torch_import_rand"))), line
+
+
+@pytest.mark.parametrize("notebook", [NB1, NB2])
+def test_a_function_that_fails_only_for_tensor_tokens_is_told_so(notebook):
+    code = mutants.edited(ASSIGNMENT, notebook, [("accepted_tokens = []",
+                                                  "if not draft_tokens:\n        return []\n    accepted_tokens = []")])
+    judge, line = mutants.grade(code, ASSIGNMENT, notebook)
+    assert "hidden_long_tensor" in judge.failed
+    assert rules.sentence("tensor_tokens_fail") in line, line
+    zh = diagnosis.line(notebook, judge, assignment=ASSIGNMENT + "_zh")
+    assert rules.sentence("tensor_tokens_fail", "zh") in zh, zh
 
 
 def test_a_coin_that_keeps_the_targets_most_likely_token_loses_a_point():

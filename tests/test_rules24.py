@@ -27,6 +27,8 @@ CASES = [
     (NB2, "no_bonus_empty_draft", [(BONUS, "if len(draft_tokens) > 0:\n        " + BONUS)]),
     (NB2, "no_bonus", [(BONUS, "pass")]),
     (NB2, "bonus_row_k_minus_1", [("target_probs[k], 1)", "target_probs[k - 1], 1)")]),
+    (NB1, "residual_softmax", [(CORRECTION, "accepted_tokens.append(int(torch.distributions.Categorical("
+                                            "logits=residual).sample()))")]),
     (NB1, "residual_not_normalised", [(NORMALISED, "pass")]),
     (NB1, "residual_scaled", [(NORMALISED, "residual = residual / residual.max()")]),
     (NB2, "residual_scaled", [(NORMALISED, "residual = residual / 2")]),
