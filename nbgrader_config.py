@@ -23,8 +23,8 @@ try:
     from grading import budgets, ids, sanitize, speedups
     from grading.late import TenthPerDayLate
     from grading.plugins import exchange
-    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, EditionClearSolutions,
-                                       HideHiddenTestDetails, PageExporter, SandboxedExecute,
+    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams,
+                                       EditionClearSolutions, HideHiddenTestDetails, PageExporter, SandboxedExecute,
                                        SanitizeStudentContent, feedback_html_only)
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
@@ -74,7 +74,7 @@ if SandboxedExecute:
     if speedups.enabled():  # the notebook is validated once, after the last preprocessor, not after each of 14
         c.Exporter.optimistic_validation = True
     c.Autograde.autograde_preprocessors = [
-        SandboxedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
+        SandboxedExecute, CoalesceStreams, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
         SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
     ]
     # Feedback: the hint of each failed hidden check, never its code; HTML pages only.

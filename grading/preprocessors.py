@@ -107,6 +107,27 @@ class CapOutputSize(NbGraderPreprocessor):
         return cell, resources
 
 
+class CoalesceStreams(NbGraderPreprocessor):
+    """One output for each run of a cell's consecutive prints to one stream.
+
+    The kernel sends what a cell prints in pieces, cut wherever its flush timer fell, so one print could
+    reach the page as one block or as two from one grading to the next (and LimitOutput, which counts lines
+    per output, could cut one and not the other). Joined, the page is the same every time."""
+
+    def preprocess_cell(self, cell, resources, index):
+        merged = []
+        for output in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if (output.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                    and last.get("name") == output.get("name")):
+                last["text"] = str(last.get("text", "")) + str(output.get("text", ""))
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+        return cell, resources
+
+
 class ClearHiddenTestsInTestCells(ClearHiddenTests):
     """nbgrader's ClearHiddenTests, for test cells only.
 

@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from grading.preprocessors import CapOutputSize, ClearHiddenTestsInTestCells
+from grading.preprocessors import CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams
 
 
 def flooded_notebook():
@@ -34,6 +34,23 @@ def test_small_outputs_are_kept_as_they_are():
         nbformat.v4.new_output("display_data", data={"application/json": {"a": 1}}, metadata={"isolated": True})])
     nb, _ = CapOutputSize().preprocess(nbformat.v4.new_notebook(cells=[cell]), {})
     assert nb.cells[0].outputs == cell.outputs
+
+
+def test_one_print_cut_in_pieces_by_the_kernel_is_one_output_whatever_the_cut():
+    def stream(name, text):
+        return nbformat.v4.new_output("stream", name=name, text=text)
+    picture = nbformat.v4.new_output("display_data", data={"text/plain": "<Figure>"})
+    text = "average accepted: 1.99   expected: 1.98\nwithin the tolerance\n"
+    pages = set()
+    for cut in range(len(text) + 1):  # every place a flush timer could fall
+        cell = nbformat.v4.new_code_cell("run()", outputs=[stream("stdout", text[:cut]), stream("stdout", text[cut:]),
+                                                           stream("stderr", "warn\n"), picture, stream("stdout", "after\n")])
+        nb, _ = CoalesceStreams().preprocess(nbformat.v4.new_notebook(cells=[cell]), {})
+        pages.add(json.dumps(nb.cells[0].outputs))
+        assert [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs] == [
+            ("stream", "stdout", text), ("stream", "stderr", "warn\n"), ("display_data", None, None),
+            ("stream", "stdout", "after\n")]
+    assert len(pages) == 1
 
 
 def test_a_hidden_test_marker_in_a_students_cell_does_not_break_feedback():
