@@ -323,11 +323,13 @@ _SEEDED = {}  # seed: the first draws of torch's generator under that seed, as s
 
 
 def _seeded_stream(seed, n):
+    """At least the first ``n`` draws under ``seed``; the stream grows by doubling, from where it stopped."""
     import torch
-    have = _SEEDED.get(seed, [])
+    if seed not in _SEEDED:
+        _SEEDED[seed] = (torch.Generator().manual_seed(seed), [])
+    generator, have = _SEEDED[seed]
     if len(have) < n:
-        g = torch.Generator().manual_seed(seed)
-        have = _SEEDED[seed] = [torch.rand(1, generator=g).item() for _ in range(max(n, 1024))]
+        have.extend(torch.rand(1, generator=generator).item() for _ in range(max(n, 2 * len(have), 1024) - len(have)))
     return have
 
 

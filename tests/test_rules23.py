@@ -236,3 +236,14 @@ def test_every_own_rule_has_its_sentence_in_both_languages():
         for rule in own:
             en, zh = rules.SENTENCES[rule]
             assert en and any("\u4e00" <= ch <= "\u9fff" for ch in zh), rule
+
+
+def test_the_replays_stream_grown_in_pieces_is_torchs_stream_in_one_pass():
+    import torch
+
+    rules23._SEEDED.pop(77, None)
+    for n in (1, 5, 1500, 1501, 5000):
+        rules23._seeded_stream(77, n)
+    have = rules23._SEEDED[77][1]
+    g = torch.Generator().manual_seed(77)
+    assert len(have) >= 5000 and have == [torch.rand(1, generator=g).item() for _ in have]
