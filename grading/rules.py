@@ -145,7 +145,7 @@ SENTENCES = {  # rule id: (en, zh)
     "correction_after_draft": (
         "after a rejection you append the rejected draft token_id and then the correction; the rejected token is "
         "not kept: the correction takes its place",
-        "拒绝之后你先追加了被拒绝的草稿 token_id，再追加修正 token；被拒绝的 token 不保留：修正 token 取代它的位置"),
+        "拒绝之后你先追加了被拒绝的草稿 token_id，再追加修正 token；被拒绝的 token 不应保留：修正 token 要取代它的位置"),
     "residual_softmax": (
         "you normalise the residual with softmax (or hand it over as logits, as Categorical(logits=...) takes them), "
         "which exponentiates it, so tokens where max(0, p - q) is 0 still get some probability: divide "
@@ -299,7 +299,7 @@ SENTENCES = {  # rule id: (en, zh)
     "coin_cumulative": (
         "you compare r with the product of p / q over the positions so far (the chance of getting this far), not "
         "with this position's own p / q: each coin is r < p / q of its own position",
-        "你拿 r 去和到目前为止各位置 p / q 的乘积（走到这一步的概率）比较，而不是和本位置自己的 p / q 比较：每枚硬币都是本位置的 r < p / q"),
+        "你拿 r 去和到目前为止各位置 p / q 的乘积（即走到这一步的概率）比较，而不是和本位置自己的 p / q 比较：每枚硬币都是 r < p / q，其中 p / q 只取该位置自己的值"),
     "coin_reused": (
         "you draw r once and read the same r again at every later p < q position; each p < q position draws its "
         "own r = torch.rand(1).item()",
@@ -308,21 +308,21 @@ SENTENCES = {  # rule id: (en, zh)
         "after a coin accepts, your loop does not move on: it checks the same position again with a new draw (a "
         "while loop with i += 1 only where p >= q), so one token is kept several times: go to the next position "
         "after every accept",
-        "硬币接受之后，你的循环没有前进：它用新抽的随机数再次检查同一个位置（while 循环里只有 p >= q 时才 i += 1），"
+        "硬币接受之后，你的循环没有前进：它用新抽的随机数再次检查同一个位置（while 循环里只有 p >= q 时才执行 i += 1），"
         "于是同一个 token 被保留了好几次：每次接受之后都要移到下一个位置"),
     "tensor_tokens_fail": (
         "your function raises an error when draft_tokens is a torch.LongTensor, though not when it is a list (for "
         "instance `if not draft_tokens:`, or a list method such as .index): write it for both, with "
         "len(draft_tokens) and int(token_id)",
-        "draft_tokens 是 torch.LongTensor 时你的函数会报错，是列表时却不会（例如 `if not draft_tokens:`，或者 .index "
-        "这类列表方法）：要让两种都能用，使用 len(draft_tokens) 和 int(token_id)"),
+        "draft_tokens 是 torch.LongTensor 时你的函数会报错，是列表时却不会（比如用了 `if not draft_tokens:`，或者 .index "
+        "这类列表方法）：应使用 len(draft_tokens) 和 int(token_id)，让两种输入都能正常运行"),
     "coin_unscripted": (
         "your function never calls torch.rand, yet in the checks with real randomness it kept some p < q tokens: "
         "its coin comes from another source (torch.bernoulli, torch.randint, random, numpy, ...), which the tests "
         "cannot script: draw r = torch.rand(1).item() where p < q and accept if r < p / q",
         "你的函数从不调用 torch.rand，可是在使用真实随机数的检查里，它却保留了一些 p < q 的 token：它的硬币来自别的随机源"
-        "（torch.bernoulli、torch.randint、random、numpy 等），测试无法为它安排随机数：应在 p < q 时抽取 r = torch.rand(1).item()，"
-        "r < p / q 时接受"),
+        "（torch.bernoulli、torch.randint、random、numpy 等），测试无法为它预设随机数：应在 p < q 时抽取 r = torch.rand(1).item()，"
+        "并在 r < p / q 时接受"),
     "reseeds": (
         "your function sets torch's seed itself (torch.manual_seed inside it), so every call draws the same "
         "numbers and the checks that repeat it with real draws see one outcome again and again: seed once outside "

@@ -1,6 +1,6 @@
 # expect: lose hidden_rows_aligned
 # why: reads p as the target row's max().
-# diagnosis: you overwrite p with the row's max(), target_probs[i].max(), instead of the drafted token's probability: keep p = target_probs[i, token_id].item()
+# diagnosis: you overwrite p with the row's max(), target_probs[i].max(), instead of the target's probability of the drafted token: keep p = target_probs[i, token_id].item()
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
