@@ -238,6 +238,11 @@ SENTENCES = {  # rule id: (en, zh)
         "append token_id itself, an int",
         "你的函数返回的列表里装的不是 token id（而是像 p 这样的浮点数或张量）：应追加 token_id 本身，即一个 int"),
     # Level 23's own rules (grading/rules23.py OWN_RULES)
+    "accepts_target_argmax": (
+        "you accept a draft only where it is the target's most likely token (the argmax of target_probs[i]); the "
+        "test is p >= q, the target's probability of the drafted token against the draft's",
+        "你只在草稿 token 恰好是目标模型最可能的 token（target_probs[i] 的 argmax）时才接受它；应判断的是 p >= q，"
+        "即比较目标模型和草稿模型给这个草稿 token 的概率"),
     "loop_starts_at_one": (
         "your loop starts at position 1, so the draft at position 0 is never checked or kept: go over every "
         "position, for i, token_id in enumerate(draft_tokens)",

@@ -66,6 +66,7 @@ RULES = {
 # rules with no catalogued answer: their sentences are grading/rules.py's (SENTENCES, both languages), and
 # tests/test_rules23.py writes each mistake into the reference loop
 _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
+    "accepts_target_argmax": {"accept_argmax"},
     "loop_starts_at_one": {"start_one"},
     "loop_stops_early": {"skip_last"},
     "q_zero_stops": {"q_zero_stops"},
@@ -191,6 +192,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             out.append(kept)
         if "no_coin" in mistakes:
             accept = True
+        elif "accept_argmax" in mistakes:  # the drafted token is the target row's most likely one (its first max)
+            accept = t == max(range(len(P[row])), key=P[row].__getitem__)
         elif "reversed_comparison" in mistakes:
             accept = p <= q
         elif "equal_only" in mistakes:  # whole rows compared: only p == q makes every entry agree

@@ -147,6 +147,8 @@ LOOP = "for i, token_id in enumerate(draft_tokens):"
 READ = "q = draft_probs[i, token_id].item()"
 SURE = "accepted_tokens.append(token_id)\n            continue"
 OWN_CASES = [
+    (NB1, "accepts_target_argmax", [("if p >= q:", "if int(torch.argmax(target_probs[i])) == token_id:")]),
+    (NB2, "accepts_target_argmax", [("if p >= q:", "if target_probs[i].argmax().item() == token_id:")]),
     (NB1, "loop_starts_at_one", [(LOOP, "for i in range(1, len(draft_tokens)):\n        token_id = draft_tokens[i]")]),
     (NB2, "loop_starts_at_one", [(LOOP, "for i, token_id in list(enumerate(draft_tokens))[1:]:")]),
     (NB1, "loop_stops_early", [(LOOP, "for i in range(len(draft_tokens) - 1):\n        token_id = draft_tokens[i]")]),
