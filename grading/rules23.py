@@ -291,11 +291,16 @@ def _did(student, modelled, k):
     return student[2] is None and _same(student[0], tokens, k) and student[1] == used
 
 
+def _rules(notebook):
+    """{rule: the mistakes its model makes}: the catalogued answers' and the own rules of ``notebook``."""
+    return dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
+
+
 def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
     model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
     (named "a+b"), over the run_verify calls."""
-    rules = dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
+    rules = _rules(notebook)
     combos = [(name, frozenset(m)) for name, m in rules.items()]
     combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
     found, agree = {}, {name: set() for name, _ in combos}
@@ -356,31 +361,33 @@ def _sampled(case, trials, seed, notebook, mistakes):
     return first / trials, total / trials
 
 
+def _runs(samples):
+    """(check, case, trials, seed, result) of each sample_runs call among the grader's other calls."""
+    for check, helper, case, args, kwargs, result in samples:
+        given = dict(zip(("trials", "seed"), args), **kwargs)
+        if helper == "sample_runs" and set(given) == {"trials", "seed"}:
+            yield check, case, int(given["trials"]), int(given["seed"]), result
+
+
+def _gives(expected, result):
+    return expected is not None and all(abs(a - b) <= 1e-9 for a, b in zip(expected, result))
+
+
 def contradicted(mistakes, samples, notebook):
     """Whether a model that fits every scripted call says otherwise than a run with real randomness
     (sample_runs) did: a model that never keeps a p < q token is wrong if those runs kept some."""
-    for _, helper, case, args, kwargs, result in samples:
-        given = dict(zip(("trials", "seed"), args), **kwargs)
-        if helper != "sample_runs" or set(given) != {"trials", "seed"}:
-            continue
-        expected = _sampled(case, int(given["trials"]), int(given["seed"]), notebook, mistakes)
-        if expected is not None and any(abs(a - b) > 1e-9 for a, b in zip(expected, result)):
-            return True
-    return False
+    return any(expected is not None and not _gives(expected, result)
+               for expected, result in ((_sampled(case, trials, seed, notebook, mistakes), result)
+                                        for _, case, trials, seed, result in _runs(samples)))
 
 
-def replayed(mistakes, samples, failed, notebook):
+def replayed(mistakes, runs, notebook):
     """The failed runs with real randomness that the model with ``mistakes``, replayed, gives exactly, where the
-    right answer's replay does not."""
+    right answer's replay does not. ``runs``: [(check, case, trials, seed, result, the right answer's replay)]."""
     explained = set()
-    for check, helper, case, args, kwargs, result in samples:
-        given = dict(zip(("trials", "seed"), args), **kwargs)
-        if check not in failed or helper != "sample_runs" or set(given) != {"trials", "seed"}:
-            continue
-        trials, seed = int(given["trials"]), int(given["seed"])
+    for check, case, trials, seed, result, right in runs:
         expected = _sampled(case, trials, seed, notebook, mistakes)
-        if expected is not None and all(abs(a - b) <= 1e-9 for a, b in zip(expected, result)) \
-                and _sampled(case, trials, seed, notebook, frozenset()) != expected:
+        if _gives(expected, result) and right != expected:
             explained.add(check)
     return explained
 
@@ -400,7 +407,7 @@ def fired(calls, failed, notebook, samples=()):
         if explained and shows == could and deviating <= agree[name]:
             candidates.append((-len(agree[name]), "+" in name, name, explained))
     candidates.sort(key=lambda x: x[:3])
-    rules = dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
+    rules = _rules(notebook)
     kept = []  # the best that the runs with real randomness, replayed, do not contradict, and one as good if any
     for c in candidates[:8]:
         if kept and c[:2] != kept[0][:2] or len(kept) == 2:
@@ -410,10 +417,12 @@ def fired(calls, failed, notebook, samples=()):
     candidates = kept
     if not candidates:  # a mistake the scripted calls cannot see: one whose replay gives what a failed run gave
         scripted = {i for i, call in enumerate(calls) if call[1] == "run_verify" and call[5].get("error") is None}
+        runs = [(check, case, trials, seed, result, _sampled(case, trials, seed, notebook, frozenset()))
+                for check, case, trials, seed, result in _runs(samples) if check in failed]
         for name, mistakes in rules.items():
-            if not scripted <= agree.get(name, set()):
+            if not runs or not scripted <= agree.get(name, set()):
                 continue
-            explained = replayed(frozenset(mistakes), samples, failed, notebook)
+            explained = replayed(frozenset(mistakes), runs, notebook)
             if explained:
                 explained |= {calls[i][0] for i in found.get(name, (set(), set()))[0]} & failed
                 candidates.append((-len(agree[name]), False, name, explained))
