@@ -108,8 +108,30 @@ SENTENCES = {  # rule id: (en, zh)
         "position",
         "无论在哪个位置拒绝，你的残差都来自第 0 行：取被拒绝的位置 N 那一行（第 i 行）的 max(0, p - q)"),
     "residual_other_row": (
-        "your residual comes from another row than the rejected position's: take max(0, p - q) of row i",
-        "你的残差来自另一行，而不是被拒绝的位置那一行：取第 i 行的 max(0, p - q)"),
+        "your residual reads another row than the rejected position's (of target_probs, of draft_probs, or of both): "
+        "take max(0, p - q) of row i in both, target_probs[i] - draft_probs[i]",
+        "你的残差读的不是被拒绝位置的那一行（读错的是 target_probs、draft_probs，或两者都读错了）：两者都要取第 i 行的 "
+        "max(0, p - q)，即 target_probs[i] - draft_probs[i]"),
+    "residual_without_token": (
+        "your correction comes from the target's row with only the rejected token taken out; the residual "
+        "max(0, p - q) takes the draft's share away from every token, not just from the rejected one: sample from "
+        "max(0, target_probs[i] - draft_probs[i]), normalised",
+        "你的修正 token 来自目标模型的那一行，只是去掉了被拒绝的 token；残差 max(0, p - q) 要从每个 token 上减去草稿模型的份额，"
+        "而不只是从被拒绝的那个 token 上减去：应从归一化的 max(0, target_probs[i] - draft_probs[i]) 中采样"),
+    "bonus_other_row": (
+        "your bonus comes from another row than target_probs[K], the target's row after the last draft: sample it "
+        "from target_probs[K], K = len(draft_tokens)",
+        "你的额外（bonus）token 来自其他行，而不是 target_probs[K]（目标模型在最后一个草稿之后的那一行）：应从 target_probs[K] 中采样，"
+        "K = len(draft_tokens)"),
+    "coin_reversed": (
+        "your coin keeps the token when r >= p / q and rejects it when r < p / q, the other way round: accept when "
+        "r < p / q",
+        "你的硬币在 r >= p / q 时保留 token、在 r < p / q 时拒绝，正好反了：应在 r < p / q 时接受"),
+    "accepts_every_draft": (
+        "you accept every draft, also where p < q, whatever r is: where p < q draw r = torch.rand(1).item() and "
+        "accept only if r < p / q",
+        "你接受了每一个草稿，连 p < q 的位置也不管 r 是多少一律接受：在 p < q 的位置应抽取 r = torch.rand(1).item()，"
+        "只有 r < p / q 时才接受"),
     "residual_row_token": (
         "your residual comes from row token_id (the drafted token's id used as a row number); the rows are "
         "positions: take max(0, p - q) of row i, target_probs[i] - draft_probs[i]",
@@ -234,9 +256,12 @@ SENTENCES = {  # rule id: (en, zh)
         "target_probs[K], K = len(draft_tokens)",
         "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外（bonus）token，K = len(draft_tokens)"),
     "not_token_ids": (
-        "your function returns a list holding something other than token ids (a float such as p, a tensor, ...): "
-        "append token_id itself, an int",
-        "你的函数返回的列表里装的不是 token id（而是像 p 这样的浮点数或张量）：应追加 token_id 本身，即一个 int"),
+        "your function returns a list holding something other than token ids (a float such as p, or a tensor such "
+        "as draft_tokens[i] or torch.multinomial's [1]): append each token as a Python int, token_id itself or "
+        "int(torch.multinomial(weights, 1).item())",
+        "你的函数返回的列表里有不是 token id 的东西（像 p 这样的浮点数，或者像 draft_tokens[i]、torch.multinomial "
+        "返回的 [1] 这样的张量）：每个 token 都要以 Python int 的形式追加，即 token_id 本身或 "
+        "int(torch.multinomial(weights, 1).item())"),
     # Level 23's own rules (grading/rules23.py OWN_RULES)
     "accepts_target_argmax": (
         "you accept a draft only where it is the target's most likely token (the argmax of target_probs[i]); the "
@@ -315,6 +340,40 @@ SENTENCES = {  # rule id: (en, zh)
         "after every accept",
         "硬币接受之后，你的循环没有前进：它用新抽的随机数再次检查同一个位置（while 循环里只有 p >= q 时才执行 i += 1），"
         "于是同一个 token 被保留了好几次：每次接受之后都要移到下一个位置"),
+    "accept_no_append": (
+        "where p >= q you go on to the next position without appending token_id, so the tokens accepted outright "
+        "are missing from your list: append token_id, then continue",
+        "在 p >= q 的位置，你没有追加 token_id 就进入了下一个位置，所以被直接接受的 token 都不在你的列表里："
+        "先追加 token_id，再 continue"),
+    "branches_swapped": (
+        "your outright accept and your coin have changed places: you accept without a draw where p < q and flip "
+        "the coin where p >= q, where r < p / q always holds: accept outright when p >= q, and flip the coin only "
+        "where p < q",
+        "你的直接接受分支和掷硬币分支互换了位置：你在 p < q 的位置不抽随机数就接受，却在 p >= q 的位置掷硬币，而那里 r < p / q "
+        "总是成立：应在 p >= q 时直接接受，只在 p < q 时掷硬币"),
+    "stops_after_sure_accept": (
+        "after a token accepted outright (p >= q) you stop the loop, as if it had been rejected: go on to the next "
+        "position with continue",
+        "一个 token 因 p >= q 被直接接受之后，你就停止了循环，好像它被拒绝了一样：应当用 continue 进入下一个位置"),
+    "coin_always_accepts": (
+        "your coin accepts at every p < q position whatever r is, even when r is above p / q: accept only when "
+        "r < p / q, otherwise break",
+        "在每个 p < q 的位置，无论 r 是多少，你的硬币都接受，即使 r 大于 p / q 也一样：应只在 r < p / q 时接受，否则 break"),
+    "appends_before_coin": (
+        "you append token_id before the coin decides, so a rejected token stays in your list: append it only once "
+        "p >= q or r < p / q has accepted it",
+        "你在硬币做出决定之前就追加了 token_id，所以被拒绝的 token 也留在了列表里：只有在 p >= q 或 r < p / q "
+        "接受了它之后才追加"),
+    "multinomial_every_row": (
+        "you call torch.multinomial on several rows before any coin (a correction sampled for every position in "
+        "advance); the tests script one torch.multinomial call, after the coin that rejects: sample the correction "
+        "only at the rejected position, after its coin",
+        "你在掷任何硬币之前就对好几行调用了 torch.multinomial（预先为每个位置都采样了修正 token）；测试只预设一次 "
+        "torch.multinomial 调用，而且是在结果为拒绝的那次掷硬币之后：应只在被拒绝的位置、在它的硬币掷完之后采样修正 token"),
+    "raises": (
+        "your function raises {error} {where}; a hidden check does not show its message: call your function on "
+        "such an input in the notebook to see the traceback",
+        "你的函数{where}抛出 {error}；隐藏检查不会显示错误信息：在 notebook 里用这样的输入调用你的函数，就能看到完整的回溯信息"),
     "tensor_tokens_fail": (
         "your function raises an error when draft_tokens is a torch.LongTensor, though not when it is a list (for "
         "instance `if not draft_tokens:`, or a list method such as .index): write it for both, with "
@@ -343,6 +402,49 @@ def sentence(rule, lang="en"):
     return SENTENCES[rule][0 if lang == "en" else 1]
 
 
+# Where the calls that raised differ from those that did not ("raises": the first that sets them apart), both languages
+RAISES_WHERE = {
+    "every": ("in every call the checks make", "在检查所做的每一次调用中"),
+    "empty": ("when draft_tokens is empty (K = 0)", "在 draft_tokens 为空（K = 0）时"),
+    "tensor": ("when draft_tokens is a torch.LongTensor, not when it is a list",
+               "在 draft_tokens 是 torch.LongTensor（而不是列表）时"),
+    "q_zero": ("when q == 0 at a drafted position", "在某个草稿位置 q == 0 时"),
+    "p_zero": ("when p == 0 at a drafted position", "在某个草稿位置 p == 0 时"),
+    "some": ("in {n} of the {m} calls the checks make", "在检查所做的 {m} 次调用中有 {n} 次"),
+}
+
+
+def _features(case):
+    """What a call's input is, for telling the calls that raised from those that did not."""
+    ids = [int(t) for t in case.draft_tokens]
+    P, Q = case.target_probs, case.draft_probs
+    return {"empty": not ids, "tensor": torch.is_tensor(case.draft_tokens),
+            "q_zero": any(Q[i, t].item() == 0 for i, t in enumerate(ids)),
+            "p_zero": any(P[i, t].item() == 0 for i, t in enumerate(ids))}
+
+
+def raised(calls, lang="en", everywhere=False):
+    """The "raises" sentence for a run in which the function raised (its type, a builtin's name, and where: the first
+    feature of the input shared by every call that raised and by none that did not), or None when no call raised
+    (``everywhere``: unless every call raised)."""
+    from grading.verdicts import known_error
+
+    rows = [(case, trace) for _, helper, case, _, _, trace in calls if helper in ("run_verify", "run_step")]
+    errors = [known_error(str(trace.get("error")).split(":")[0]) for _, trace in rows if trace.get("error")]
+    if not errors:
+        return None
+    error = max(dict.fromkeys(errors), key=errors.count)
+    where = "every" if len(errors) == len(rows) else "some"
+    if everywhere and where != "every":
+        return None
+    if where == "some":
+        features = [(_features(case), bool(trace.get("error"))) for case, trace in rows]
+        where = next((f for f in ("empty", "tensor", "q_zero", "p_zero")
+                      if all(shown[f] == bad for shown, bad in features)), "some")
+    place = RAISES_WHERE[where][0 if lang == "en" else 1].format(n=len(errors), m=len(rows))
+    return sentence("raises", lang).format(error=error, where=place)
+
+
 # ------------------------------------------------------------------ Level 24: the reference and its mistakes
 
 class _Out:
@@ -354,9 +456,20 @@ def _values(t):
     return [round(float(x), 7) for x in t.reshape(-1)]
 
 
-def _residual(P, Q, i):
-    r = torch.clamp(P[i] - Q[i], min=0)
+def _normalised(difference):
+    r = torch.clamp(difference, min=0)
     return r / r.sum() if r.sum() > 0 else r
+
+
+def _residual(P, Q, i):
+    return _normalised(P[i] - Q[i])
+
+
+def _without(row, t):
+    """The target's row with the rejected token's entry set to 0, normalised."""
+    w = row.clone()
+    w[t] = 0
+    return w / w.sum() if w.sum() > 0 else w
 
 
 def level24(case, draws, picks, bonus, m=frozenset()):
@@ -384,10 +497,12 @@ def level24(case, draws, picks, bonus, m=frozenset()):
             if "multinomial_before_coin" in m:
                 early = multi(_residual(P, Q, i))
             coin = rand()
-        if p >= q:
+        if p >= q or "accepts_every_draft" in m:
             accept = True
         elif "ratio_q_over_p" in m:
             accept = p > 0 and coin < q / p
+        elif "coin_reversed" in m:
+            accept = coin >= p / q
         else:
             accept = coin < p / q
         if "correction_every_coin" in m and coin is not None and p < q:
@@ -412,7 +527,8 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                       "residual_softmax_raw": torch.softmax(P[i] - Q[i], dim=-1),
                       # Categorical(logits=residual) on the normalised residual: its softmax
                       "residual_softmax_normalised": torch.softmax(_residual(P, Q, i), dim=-1),
-                      "residual_min": torch.minimum(P[i], Q[i]) / torch.minimum(P[i], Q[i]).sum()}
+                      "residual_min": torch.minimum(P[i], Q[i]) / torch.minimum(P[i], Q[i]).sum(),
+                      "residual_without_token": _without(P[i], t)}
             for mistake, row, other in (("residual_row_token", t, t), ("residual_next_target_row", i + 1, i)):
                 if mistake in m:
                     if row >= P.shape[0] or other >= Q.shape[0]:  # an IndexError before torch.multinomial
@@ -502,6 +618,9 @@ LEVEL24_RULES = {
     "residual_next_target_row": ({"residual_next_target_row"}, "correction"),
     "residual_softmax": ({"residual_softmax"}, "correction"),
     "residual_min": ({"residual_min"}, "correction"),
+    "residual_without_token": ({"residual_without_token"}, "correction"),
+    "coin_reversed": ({"coin_reversed"}, "tokens_order"),
+    "accepts_every_draft": ({"accepts_every_draft"}, "tokens"),
     "correction_only": ({"correction_only"}, "tokens_order"),
     "correction_appends_draft": ({"correction_appends_draft"}, "tokens_order"),
     "correction_after_draft": ({"correction_after_draft"}, "tokens_order"),
@@ -533,6 +652,12 @@ def _bonus_first(trace):
     return "m" in order and "r" in order[order.index("m"):]
 
 
+def _leading_multinomials(trace):
+    """How many torch.multinomial calls the function made before its first torch.rand."""
+    order = "".join("r" if e[0] == "rand" else "m" for e in trace["events"])
+    return len(order) - len(order.lstrip("m"))
+
+
 def _call_args(args, kwargs):
     draws = args[0] if len(args) > 0 else kwargs.get("draws", ())
     picks = args[1] if len(args) > 1 else kwargs.get("picks", ())
@@ -559,7 +684,11 @@ def level24_evidence(calls, bonus):
                 continue
             shows, could = evidence.setdefault(rule, (set(), set()))
             could.add(index)
-            if any(equal(extract(student), extract(mo)) for mo in models) and (
+            # a weights aspect shows only where the function called torch.multinomial (a model that raises before
+            # it gives None there, as does a function that never reached it)
+            if any(equal(extract(student), extract(mo)) and (
+                    aspect not in ("correction", "bonus") or extract(student) is not None
+                    or student["error"] is not None and mo["error"] is not None) for mo in models) and (
                     aspect == "error" or student["error"] is None or aspect in ("correction", "bonus", "order")):
                 shows.add(index)
         first = _first_multi(student)
@@ -568,9 +697,9 @@ def level24_evidence(calls, bonus):
             P, Q = case.target_probs.double(), case.draft_probs.double()
             shows, could = evidence.setdefault("residual_other_row", (set(), set()))
             could.add(index)
-            if any(j != i and (_same_values(first, _values(_residual(P, Q, j)))
-                               or _same_values(first, _values(torch.clamp(P[j] - Q[j], min=0))))
-                   for j in range(1, Q.shape[0])):
+            if any((a, b) != (i, i) and (_same_values(first, _values(_normalised(P[a] - Q[b])))
+                                         or _same_values(first, _values(torch.clamp(P[a] - Q[b], min=0))))
+                   for a in range(P.shape[0]) for b in range(Q.shape[0])):
                 shows.add(index)
             if not trace.get("refused"):  # the right weights, scaled by something other than 1 or the raw sum
                 weights = _first_multi(right)
@@ -581,6 +710,14 @@ def level24_evidence(calls, bonus):
                 if (scale and weights and abs(scale - 1) > 1e-4 and abs(scale - raw) > 1e-4
                         and _same_values(first, [scale * w for w in weights])):
                     shows.add(index)
+        last = _last_multi(student)
+        if bonus and not right["rejected"] and last is not None:  # every draft accepted: which row's bonus was it?
+            P, Q = case.target_probs.double(), case.draft_probs.double()
+            shows, could = evidence.setdefault("bonus_other_row", (set(), set()))
+            could.add(index)
+            if any(_same_values(last, _values(P[j])) for j in range(P.shape[0]) if j != case.k) or any(
+                    _same_values(last, _values(Q[j])) for j in range(Q.shape[0])):
+                shows.add(index)
         all_accepted = not right["rejected"] and (not bonus or case.k > 0)
         predicates = {"no_num_samples": trace.get("no_num_samples"), "multinomial_refused": trace.get("refused"),
                       "bonus_error": bonus and all_accepted and trace["error"] is not None,
@@ -591,7 +728,11 @@ def level24_evidence(calls, bonus):
                       "many_samples": any(e[0] == "multinomial" and isinstance(e[1], int) and e[1] > 1
                                           for e in trace["events"]),
                       "inputs_changed": trace["inputs_changed"], "reseeds": trace.get("reseeded") is True,
-                      "not_a_list": trace["tokens"] is None and trace["error"] is None,
+                      "not_a_list": trace["tokens"] is None and trace["error"] is None
+                      and trace.get("result_type") != "list",
+                      "not_token_ids": trace["tokens"] is None and trace["error"] is None
+                      and trace.get("result_type") == "list",
+                      "multinomial_every_row": _leading_multinomials(trace) >= 2,
                       "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
                       and "r" in _order(right)}
         for rule, shown in predicates.items():
@@ -603,7 +744,8 @@ def level24_evidence(calls, bonus):
                 e[0] == "multinomial" for e in trace["events"]) and len(trace["tokens"]) > len(
                 right["tokens"]) - 1 and right["tokens"] and "m" in _order(right) and student["tokens"] != right[
                 "tokens"] and len(trace["tokens"]) == len(right["tokens"]) and trace["tokens"][:-1] == right[
-                "tokens"][:-1] and right["rejected"]:
+                "tokens"][:-1] and right["rejected"] and trace["tokens"][-1] != case.ids[len(right["tokens"]) - 1]:
+            # (the rejected draft kept in its place is an accept, not a correction)
             evidence.setdefault("correction_not_multinomial", (set(), set()))[0].add(index)
     return evidence
 
@@ -657,15 +799,17 @@ ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_so
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples", "inputs_changed", "reseeds", "not_a_list",
+PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples", "inputs_changed", "reseeds", "not_a_list", "not_token_ids", "multinomial_every_row",
                                 "bonus_before_coins", "correction_not_multinomial", "multinomial_refused",
                                 "bonus_error", "extra_token_all_accepted")
 
 
 # Deterministic mistakes a random one can look like by chance (random.choices picks the argmax now and then), and
 # the residuals from a fixed row and from row token_id, which match each other whenever the rejected token's id is
-# 0: they fire only when every call where they could show does.
-EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero", "residual_row_token")
+# 0, and the coins that accept every draft, accept the other way round or against q / p, which agree with each
+# other on the draws where both accept: they fire only when every call where they could show does.
+EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero", "residual_row_token", "accepts_every_draft",
+              "coin_reversed", "ratio_q_over_p")
 
 
 def fired(calls, failed, evidence):
@@ -699,6 +843,8 @@ def fired(calls, failed, evidence):
 _SUBSUMED = {
     "correction_every_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
     "multinomial_before_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
+    "multinomial_every_row": ("residual_row_zero", "residual_other_row", "residual_abs", "multinomial_before_coin",
+                              "correction_every_coin"),
     "vector_coin": ("ratio_q_over_p", "coin_every_position"),
     "no_num_samples": ("empty_draft_error", "bonus_error", "multinomial_refused"),
     "bonus_error": ("empty_draft_error",),
@@ -713,6 +859,9 @@ _SUBSUMED = {
     "residual_row_zero": ("residual_other_row",),
     "residual_row_token": ("residual_other_row", "residual_row_zero"),
     "residual_next_target_row": ("residual_other_row",),
+    "bonus_row_k_minus_1": ("bonus_other_row",),
+    "coin_reversed": ("accepts_every_draft",),
+    "bonus_from_draft": ("bonus_other_row",),
     "no_bonus": ("no_bonus_empty_draft",),
 }
 
@@ -725,8 +874,14 @@ def line(judge, level, lang="en"):
     failed = [c for c in judge.failed if c is not None]
     if not failed:
         return words["prefix"] + words["none"]
+    error = raised(judge.calls, lang, everywhere=True)  # an error in every call hides whatever else it would do
+    if error is not None:
+        return words["prefix"] + error
     rules = diagnose(judge, level)
     if not rules:
+        error = raised(judge.calls, lang)
+        if error is not None:
+            return words["prefix"] + error
         return words["prefix"] + words["unknown"].format(checks=", ".join(dict.fromkeys(failed)))
     text = sentence(rules[0][0], lang)
     if len(rules) > 1:

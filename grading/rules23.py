@@ -73,6 +73,7 @@ _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "reject_returns_empty": {"reject_empty"},
     "skips_after_accept": {"double_increment"},
     "prefix_reversed": {"reversed_prefix"},
+    "accept_no_append": {"accept_no_append"},
 }
 OWN_RULES = {
     "01_accept_branch": _LOOP_RULES,
@@ -87,6 +88,10 @@ OWN_RULES = {
         "coin_cumulative": {"cumulative"},
         "coin_reused": {"reuse_r"},
         "coin_same_position": {"no_advance"},
+        "branches_swapped": {"swapped_branches"},
+        "stops_after_sure_accept": {"break_after_accept"},
+        "coin_always_accepts": {"coin_always"},
+        "appends_before_coin": {"appends_before_check"},
     },
 }
 
@@ -196,6 +201,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             accept = t == max(range(len(P[row])), key=P[row].__getitem__)
         elif "reversed_comparison" in mistakes:
             accept = p <= q
+        elif "swapped_branches" in mistakes:  # the outright accept where p < q; the coin (always true) where p >= q
+            accept = p < q
         elif "equal_only" in mistakes:  # whole rows compared: only p == q makes every entry agree
             accept = p == q
         elif "strict_greater" in mistakes:
@@ -207,7 +214,7 @@ def model(case, draws, notebook, mistakes=frozenset()):
         else:
             accept = p >= q
         if accept:
-            if "appends_before_check" not in mistakes and not rejected:
+            if "appends_before_check" not in mistakes and "accept_no_append" not in mistakes and not rejected:
                 out.append(kept)
             if "break_after_accept" in mistakes:
                 break
@@ -238,6 +245,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = r < p
         elif "coin_never" in mistakes:
             coin = False
+        elif "coin_always" in mistakes:  # a test that holds whatever r is
+            coin = True
         elif "coin_complement" in mistakes:
             coin = r >= 1 - p / q
         elif "cumulative" in mistakes:
@@ -253,7 +262,7 @@ def model(case, draws, notebook, mistakes=frozenset()):
                 coin = rand() < p / q
             break
         if coin and not rejected:
-            if "coin_no_append" not in mistakes:
+            if "coin_no_append" not in mistakes and "appends_before_check" not in mistakes:
                 out.append(kept)
             if "break_after_coin" in mistakes:
                 break
@@ -486,6 +495,9 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     directly (PREDICATES) as "also"; with no model, the first predicate, the others as "also"."""
     from grading import language, rules
     lang = "en" if language(assignment) == "en" else "zh"
+    error = rules.raised(judge.calls, lang, everywhere=True)  # an error in every call hides whatever else it would do
+    if error is not None:
+        return error
     try:
         chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook, judge.samples)
     except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
@@ -504,6 +516,9 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     if unscripted:
         parts = [rules.sentence("coin_unscripted", lang)]
     parts += [rules.sentence(name, lang) for name in shown(judge.calls)]
+    if not parts:  # no model: an error the function raised is what the run shows
+        error = rules.raised(judge.calls, lang)
+        parts = [error] if error is not None else []
     if not parts:
         return None
     frame = rules.FRAME[lang]

@@ -173,6 +173,18 @@ OWN_CASES = [
                               ("if r < p / q:", "if r < alive:")]),
     (NB2, "coin_reused", [("accepted_tokens = []", "accepted_tokens = []\n    r = None"),
                           ("r = torch.rand(1).item()", "r = torch.rand(1).item() if r is None else r")]),
+    # loop mistakes written as students wrote them in held-out sets and as the mutation benchmark makes them
+    (NB1, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "continue")]),
+    (NB2, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "pass\n            continue")]),
+    (NB2, "branches_swapped", [("if p >= q:", "if p < q:")]),
+    (NB2, "stops_after_sure_accept", [("accepted_tokens.append(token_id)\n            continue",
+                                       "accepted_tokens.append(token_id)\n            break")]),
+    (NB2, "coin_always_accepts", [("if r < p / q:", "if r < q / q:")]),
+    (NB2, "coin_always_accepts", [("if r < p / q:", "if r <= 1:")]),
+    (NB2, "appends_before_coin", [(READ, READ + "\n        accepted_tokens.append(token_id)"),
+                                  ("accepted_tokens.append(token_id)\n            continue", "continue"),
+                                  ("        if r < p / q:\n            accepted_tokens.append(token_id)\n        else:\n"
+                                   "            break", "        if r >= p / q:\n            break")]),
     (NB2, "coin_same_position", [(LOOP, "i = 0\n    while i < len(draft_tokens):\n        token_id = draft_tokens[i]"),
                                  ("accepted_tokens.append(token_id)\n            continue",
                                   "accepted_tokens.append(token_id)\n            i += 1\n            continue")]),
@@ -249,3 +261,26 @@ def test_the_replays_stream_grown_in_pieces_is_torchs_stream_in_one_pass():
     have = rules23._SEEDED[77][1]
     g = torch.Generator().manual_seed(77)
     assert len(have) >= 5000 and have == [torch.rand(1, generator=g).item() for _ in have]
+
+
+@pytest.mark.parametrize("notebook,edits,where", [
+    (NB1, [("accepted_tokens = []", "pass")], "in every call the checks make"),
+    (NB2, [(READ, "q = draft_probs[i].item()")], "calls the checks make"),
+    (NB2, [(READ, READ + "\n        import math\n        surprise = math.log(q)")], "when q == 0 at a drafted position"),
+    (NB1, [(LOOP, "share = 1 / len(draft_tokens)\n    " + LOOP)], "when draft_tokens is empty (K = 0)"),
+])
+def test_an_error_no_model_explains_is_named_with_its_type_and_where_it_happens(notebook, edits, where):
+    code = mutants.edited(ASSIGNMENT, notebook, edits)
+    judge, line = mutants.grade(code, ASSIGNMENT, notebook)
+    assert judge.failed
+    assert line.startswith("Diagnosis: your function raises ") and where in line, line
+    zh = diagnosis.line(notebook, judge, assignment=ASSIGNMENT + "_zh")
+    assert zh.startswith("诊断：你的函数") and "抛出" in zh, zh
+
+
+def test_a_list_of_tensors_is_not_a_list_of_token_ids():
+    # draft_tokens[i] of a LongTensor is a 0-d tensor: it compares equal to the id, but it is not an int
+    code = mutants.edited(ASSIGNMENT, NB1, [("accepted_tokens.append(token_id)", "accepted_tokens.append(draft_tokens[i])")])
+    judge, line = mutants.grade(code, ASSIGNMENT, NB1)
+    assert "hidden_long_tensor" in judge.failed
+    assert line.startswith("Diagnosis: " + rules.sentence("not_token_ids")), line

@@ -12,6 +12,7 @@ RESIDUAL = "torch.clamp(target_probs[i] - draft_probs[i], min=0)"
 NORMALISED = "residual = residual / residual.sum()"
 BONUS = "accepted_tokens.append(int(torch.multinomial(target_probs[k], 1).item()))"
 CORRECTION = "accepted_tokens.append(int(torch.multinomial(residual, 1).item()))"
+COIN = "if p >= q or torch.rand(1).item() < p / q:"
 
 # (notebook, the rule, [(text in the reference, what the student wrote instead)])
 CASES = [
@@ -43,6 +44,22 @@ CASES = [
                                                     "accepted_tokens.append(token_id)")]),
     (NB1, "correction_after_draft", [(CORRECTION, "accepted_tokens.append(token_id)\n        " + CORRECTION)]),
     (NB2, "correction_after_draft", [(CORRECTION, "accepted_tokens += [token_id, int(torch.multinomial(residual, 1))]")]),
+    # written as students wrote them in held-out sets and as the mutation benchmark makes them
+    (NB1, "residual_other_row", [(RESIDUAL, "torch.clamp(target_probs[i - 1] - draft_probs[i], min=0)")]),
+    (NB2, "residual_other_row", [(RESIDUAL, "torch.clamp(target_probs[i] - draft_probs[0], min=0)")]),
+    (NB2, "residual_without_token", [(RESIDUAL, "target_probs[i].clone()"),
+                                     (NORMALISED, "residual[token_id] = 0\n        " + NORMALISED)]),
+    (NB2, "bonus_other_row", [("target_probs[k], 1)", "target_probs[0], 1)")]),
+    (NB1, "coin_reversed", [(COIN, COIN.replace("< p / q", ">= p / q"))]),
+    (NB2, "coin_reversed", [(COIN, COIN.replace("< p / q", "> p / q"))]),
+    (NB1, "accepts_every_draft", [(COIN, COIN.replace("p >= q", "q >= q"))]),
+    (NB2, "accepts_every_draft", [(COIN, COIN.replace("p / q", "q / q"))]),
+    (NB1, "multinomial_every_row", [("accepted_tokens = []", "recovered = [int(torch.multinomial(torch.clamp(target_probs[j]"
+                                     " - draft_probs[j], min=0) + 1e-9, 1)) for j in range(len(draft_tokens))]\n"
+                                     "    accepted_tokens = []"),
+                                    (CORRECTION, "accepted_tokens.append(recovered[i])")]),
+    (NB1, "not_token_ids", [(CORRECTION, "accepted_tokens.append(torch.multinomial(residual, 1))")]),
+    (NB2, "not_token_ids", [(BONUS, "accepted_tokens.append(torch.multinomial(target_probs[k], 1))")]),
 ]
 
 
@@ -57,3 +74,13 @@ def test_the_reference_itself_is_told_none():
     for notebook in (NB1, NB2):
         judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, notebook, []), mutants.LEVEL24, notebook)
         assert not judge.failed and line == "Diagnosis: " + mutants.diagnosis_none(), line
+
+
+@pytest.mark.parametrize("notebook,edits,where", [
+    (NB1, [("accepted_tokens = []", "pass")], "in every call the checks make"),
+    (NB2, [(CORRECTION, "accepted_tokens.append(int(torch.multinomial(residual, 0).item()))")], "calls the checks make"),
+])
+def test_an_error_no_rule_explains_is_named_with_its_type(notebook, edits, where):
+    judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, notebook, edits), mutants.LEVEL24, notebook)
+    assert judge.failed
+    assert line.startswith("Diagnosis: your function raises ") and where in line, line

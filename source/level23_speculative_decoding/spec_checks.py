@@ -310,18 +310,11 @@ class Run:
 
 
 def _as_tokens(result):
-    """The result as a list of Python ints, or None when it is not a plain list of ids."""
-    if _type(result) is not _list:
+    """The result as a list of Python ints, or None when it is not a plain list of ids. A token id is an int:
+    a tensor in the list (a 0-d tensor from draft_tokens[i], torch.multinomial's [1]) is not one, as the TODO says."""
+    if _type(result) is not _list or not all(_type(item) is _int for item in result):
         return None
-    tokens = []
-    for item in result:
-        if _type(item) is _int:
-            tokens.append(item)
-        elif torch.is_tensor(item) and item.numel() == 1 and not item.is_floating_point():
-            tokens.append(_int(item.item()))
-        else:
-            return None
-    return tokens
+    return _list(result)
 
 
 def _snapshot(case):

@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_coin_success_appends
 # why: appends p instead of token_id.
-# diagnosis: your function returns a list holding something other than token ids (a float such as p, a tensor, ...): append token_id itself, an int
+# diagnosis: your function returns a list holding something other than token ids (a float such as p, or a tensor such as draft_tokens[i] or torch.multinomial's [1]): append each token as a Python int, token_id itself or int(torch.multinomial(weights, 1).item())
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
