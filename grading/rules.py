@@ -119,10 +119,10 @@ SENTENCES = {  # rule id: (en, zh)
         "你的修正 token 来自目标模型的那一行，只是去掉了被拒绝的 token；残差 max(0, p - q) 要从每个 token 上减去草稿模型的份额，"
         "而不只是从被拒绝的那个 token 上减去：应从归一化的 max(0, target_probs[i] - draft_probs[i]) 中采样"),
     "bonus_other_row": (
-        "your bonus comes from another row than target_probs[K], the target's row after the last draft: sample it "
-        "from target_probs[K], K = len(draft_tokens)",
-        "你的额外（bonus）token 来自其他行，而不是 target_probs[K]（目标模型在最后一个草稿之后的那一行）：应从 target_probs[K] 中采样，"
-        "K = len(draft_tokens)"),
+        "your bonus is not sampled from target_probs[K] itself (another row, the draft's, or weights made from them): "
+        "pass the target's row after the last draft, target_probs[K], to torch.multinomial, K = len(draft_tokens)",
+        "你的额外（bonus）token 不是从 target_probs[K] 本身采样的（而是另一行、草稿模型的行，或由它们算出的权重）："
+        "应把最后一个草稿之后的目标行 target_probs[K] 交给 torch.multinomial，K = len(draft_tokens)"),
     "coin_reversed": (
         "your coin keeps the token when r >= p / q and rejects it when r < p / q, the other way round: accept when "
         "r < p / q",
@@ -423,24 +423,38 @@ def _features(case):
             "p_zero": any(P[i, t].item() == 0 for i, t in enumerate(ids))}
 
 
+def _traced(calls):
+    return [(case, trace) for _, helper, case, _, _, trace in calls if helper in ("run_verify", "run_step")]
+
+
+def _where_raised(calls):
+    """None when no traced call raised; "every"; else the first feature of the input (RAISES_WHERE) shared by every
+    call that raised and by none that did not, or "some"."""
+    rows = _traced(calls)
+    bad = [bool(trace.get("error")) for _, trace in rows]
+    if not any(bad):
+        return None
+    if all(bad):
+        return "every"
+    features = [_features(case) for case, _ in rows]
+    return next((f for f in ("empty", "tensor", "q_zero", "p_zero")
+                 if all(shown[f] == b for shown, b in zip(features, bad))), "some")
+
+
 def raised(calls, lang="en", everywhere=False):
     """The "raises" sentence for a run in which the function raised (its type, a builtin's name, and where: the first
     feature of the input shared by every call that raised and by none that did not), or None when no call raised
     (``everywhere``: unless every call raised)."""
     from grading.verdicts import known_error
 
-    rows = [(case, trace) for _, helper, case, _, _, trace in calls if helper in ("run_verify", "run_step")]
+    rows = _traced(calls)
     errors = [known_error(str(trace.get("error")).split(":")[0]) for _, trace in rows if trace.get("error")]
     if not errors:
         return None
     error = max(dict.fromkeys(errors), key=errors.count)
-    where = "every" if len(errors) == len(rows) else "some"
+    where = _where_raised(calls)
     if everywhere and where != "every":
         return None
-    if where == "some":
-        features = [(_features(case), bool(trace.get("error"))) for case, trace in rows]
-        where = next((f for f in ("empty", "tensor", "q_zero", "p_zero")
-                      if all(shown[f] == bad for shown, bad in features)), "some")
     place = RAISES_WHERE[where][0 if lang == "en" else 1].format(n=len(errors), m=len(rows))
     return sentence("raises", lang).format(error=error, where=place)
 
@@ -715,8 +729,7 @@ def level24_evidence(calls, bonus):
             P, Q = case.target_probs.double(), case.draft_probs.double()
             shows, could = evidence.setdefault("bonus_other_row", (set(), set()))
             could.add(index)
-            if any(_same_values(last, _values(P[j])) for j in range(P.shape[0]) if j != case.k) or any(
-                    _same_values(last, _values(Q[j])) for j in range(Q.shape[0])):
+            if not _same_values(last, _values(P[case.k])):
                 shows.add(index)
         all_accepted = not right["rejected"] and (not bonus or case.k > 0)
         predicates = {"no_num_samples": trace.get("no_num_samples"), "multinomial_refused": trace.get("refused"),
@@ -878,6 +891,8 @@ def line(judge, level, lang="en"):
     if error is not None:
         return words["prefix"] + error
     rules = diagnose(judge, level)
+    if _where_raised(judge.calls) == "tensor":  # what else fails there follows from the error
+        rules = [("tensor_tokens_fail", ())] + [r for r in rules if r[0] not in ("bonus_error", "empty_draft_error")]
     if not rules:
         error = raised(judge.calls, lang)
         if error is not None:

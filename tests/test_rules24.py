@@ -58,6 +58,7 @@ CASES = [
                                      " - draft_probs[j], min=0) + 1e-9, 1)) for j in range(len(draft_tokens))]\n"
                                      "    accepted_tokens = []"),
                                     (CORRECTION, "accepted_tokens.append(recovered[i])")]),
+    (NB2, "tensor_tokens_fail", [("accepted_tokens = []", "accepted_tokens = []\n    draft_tokens.copy()")]),
     (NB1, "not_token_ids", [(CORRECTION, "accepted_tokens.append(torch.multinomial(residual, 1))")]),
     (NB2, "not_token_ids", [(BONUS, "accepted_tokens.append(torch.multinomial(target_probs[k], 1))")]),
 ]
