@@ -96,6 +96,18 @@ def _handler(kernel, helpers):
     return grader_call_request
 
 
+def _quiet_for_grader_calls(publish_status, kernel):
+    """The kernel's status publisher, silent around a grader call: the grader reads its reply on the shell channel
+    and nothing reads the busy and idle messages ipykernel would put on IOPub for it (two messages, signed and
+    sent, for each of a notebook's dozens of calls: issue 24). Every other message keeps its status."""
+    def publish(status, channel, parent=None):
+        message = parent or kernel.get_parent(channel)
+        if isinstance(message, dict) and message.get("header", {}).get("msg_type") == "grader_call_request":
+            return None
+        return publish_status(status, channel, parent)
+    return publish
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
@@ -111,6 +123,7 @@ def launch(helpers):
         def init_kernel(self):
             super().init_kernel()
             self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)
+            self.kernel._publish_status = _quiet_for_grader_calls(self.kernel._publish_status, self.kernel)
 
     from traitlets.config import Config
 

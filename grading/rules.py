@@ -317,11 +317,12 @@ SENTENCES = {  # rule id: (en, zh)
         "你返回的 token 顺序是反的（用了 insert(0, ...) 之类）：应把每个被接受的 token 追加到末尾，"
         "accepted_tokens.append(token_id)"),
     "coin_complement": (
-        "you accept when r >= 1 - p / q: that happens just as often (probability p / q), but the lesson's rule, "
-        "which the tests follow with scripted values of r, is accept when r < p / q, as in Leviathan et al.'s "
-        "Algorithm 1",
-        "你在 r >= 1 - p / q 时接受：这种情况发生的概率同样是 p / q，但课程规定的规则是 r < p / q 时接受（与 Leviathan 等人论文中的算法 1 一致），测试用预设的 r "
-        "值检验的正是这条规则"),
+        "you accept when r lies in the top p / q of [0, 1) (r > 1 - p / q, or r >= 1 - p / q): that happens just as "
+        "often (probability p / q), but the lesson's rule, which the tests follow with scripted values of r, is accept "
+        "when r < p / q, the bottom of [0, 1), as in Leviathan et al.'s Algorithm 1",
+        "你在 r 落在 [0, 1) 顶部那段长为 p / q 的区间时接受（r > 1 - p / q，或 r >= 1 - p / q）：这种情况发生的概率同样是 "
+        "p / q，但课程规定的规则是 r < p / q 时接受，即 [0, 1) 底部那一段（与 Leviathan 等人论文中的算法 1 一致），"
+        "测试用预设的 r 值检验的正是这条规则"),
     "second_coin": (
         "after a failed coin you draw r again (a second torch.rand) and go on when that one is below p / q; one coin "
         "decides each p < q position: draw r once, then accept or break",
@@ -345,6 +346,11 @@ SENTENCES = {  # rule id: (en, zh)
         "are missing from your list: append token_id, then continue",
         "在 p >= q 的位置，你没有追加 token_id 就进入了下一个位置，所以被直接接受的 token 都不在你的列表里："
         "先追加 token_id，再 continue"),
+    "row_of_first_occurrence": (
+        "where a token is drafted twice, you read the row of its first position at the second one too (a lookup by "
+        "the token's id, such as draft_tokens.index(token_id)): position i reads row i, whatever token it holds",
+        "同一个 token 被起草两次时，你在第二个位置上读的也是它第一次出现的位置那一行（按 token 的 id 去查找，比如 "
+        "draft_tokens.index(token_id)）：位置 i 读第 i 行，不管它是哪个 token"),
     "branches_swapped": (
         "your outright accept and your coin have changed places: you accept without a draw where p < q and flip "
         "the coin where p >= q, where r < p / q always holds: accept outright when p >= q, and flip the coin only "
@@ -370,6 +376,10 @@ SENTENCES = {  # rule id: (en, zh)
         "only at the rejected position, after its coin",
         "你在掷任何硬币之前就对好几行调用了 torch.multinomial（预先为每个位置都采样了修正 token）；测试只预设一次 "
         "torch.multinomial 调用，而且是在结果为拒绝的那次掷硬币之后：应只在被拒绝的位置、在它的硬币掷完之后采样修正 token"),
+    "runs_too_long": (
+        "your function did not return within its time budget {where}: look for a loop that never ends (a while loop "
+        "whose index does not move, or one that appends to the list it walks)",
+        "你的函数{where}没有在时间预算内返回：检查有没有永远不会结束的循环（比如下标不再前进的 while 循环，或者一边遍历一边往同一个列表里追加）"),
     "raises": (
         "your function raises {error} {where}; a hidden check does not show its message: call your function on "
         "such an input in the notebook to see the traceback",
@@ -396,6 +406,9 @@ SENTENCES = {  # rule id: (en, zh)
         "your function returns something other than a plain list of token ids: return accepted_tokens, a list of ints",
         "你的函数返回的不是由 token id 组成的普通列表：应返回 accepted_tokens，即一个 int 列表"),
 }
+
+
+SENTENCES["coin_complement_strict"] = SENTENCES["coin_complement"]  # r > 1 - p / q: the same mistake, its boundary
 
 
 def sentence(rule, lang="en"):
@@ -456,6 +469,8 @@ def raised(calls, lang="en", everywhere=False):
     if everywhere and where != "every":
         return None
     place = RAISES_WHERE[where][0 if lang == "en" else 1].format(n=len(errors), m=len(rows))
+    if error == "TimeBudgetExceeded":  # the helpers' own: the call was stopped, not failed
+        return sentence("runs_too_long", lang).format(where=place)
     return sentence("raises", lang).format(error=error, where=place)
 
 

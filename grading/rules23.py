@@ -74,6 +74,7 @@ _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "skips_after_accept": {"double_increment"},
     "prefix_reversed": {"reversed_prefix"},
     "accept_no_append": {"accept_no_append"},
+    "row_of_first_occurrence": {"first_occurrence"},
 }
 OWN_RULES = {
     "01_accept_branch": _LOOP_RULES,
@@ -82,6 +83,7 @@ OWN_RULES = {
         "ratio_before_branch": {"ratio_first"},
         "coin_r_below_p": {"coin_p"},
         "coin_complement": {"coin_complement"},
+        "coin_complement_strict": {"coin_complement_strict"},
         "second_coin": {"double_draw"},
         "coin_never_accepts": {"coin_never"},
         "reads_p_and_q_swapped": {"swapped_pq"},
@@ -179,7 +181,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             continue
         if "skip_last" in mistakes and i == len(ids) - 1:
             break
-        row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else i
+        row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else ids.index(t) if (
+            "first_occurrence" in mistakes) else i
         if row >= len(P) or row >= len(Q):
             return out, used, "IndexError"
         p, q = P[row][t], Q[row][t]
@@ -249,6 +252,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = True
         elif "coin_complement" in mistakes:
             coin = r >= 1 - p / q
+        elif "coin_complement_strict" in mistakes:
+            coin = r > 1 - p / q
         elif "cumulative" in mistakes:
             running *= p / q
             coin = r < running
@@ -305,6 +310,31 @@ def _rules(notebook):
     return dict(RULES.get(notebook, {}), **OWN_RULES.get(notebook, {}))
 
 
+_MODELLED = {}  # (notebook, case, draws, mistakes): model's result, kept across the notebooks a grader process grades
+_MODELLED_MAX = 400_000
+
+
+def _memo_model(case, draws, notebook, mistakes=frozenset()):
+    """model(...), made once per grading process for each case, draws and mistakes: the checks hand every
+    submission the same cases and draws, so the models' runs are the same for every student (GRADER_NO_SPEEDUPS=1:
+    made afresh)."""
+    key = getattr(case, "_rules23_key", None)
+    if key is None:
+        import json
+        key = case._rules23_key = json.dumps(case.wire, sort_keys=True)
+    try:
+        memo_key = (notebook, key, tuple(draws), mistakes)
+        hash(memo_key)
+    except TypeError:
+        return model(case, draws, notebook, mistakes)
+    out = _MODELLED.get(memo_key)
+    if out is None:
+        if len(_MODELLED) >= _MODELLED_MAX:
+            _MODELLED.clear()
+        out = _MODELLED[memo_key] = model(case, draws, notebook, mistakes)
+    return out
+
+
 def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
     model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
@@ -314,16 +344,18 @@ def evidence(calls, notebook):
     combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
     found, agree = {}, {name: set() for name, _ in combos}
     deviating = set()  # calls where the function did not do what the right answer does (and did not raise)
+    from grading import speedups
+    run = _memo_model if speedups.enabled() else model
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_verify":
             continue
         draws, k = _draws(args, kwargs), len(case.positions)
-        right = model(case, draws, notebook)
+        right = run(case, draws, notebook)
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
         if student[2] is None and not _did(student, right, k):
             deviating.add(index)
         for name, mistakes in combos:
-            modelled = model(case, draws, notebook, mistakes)
+            modelled = run(case, draws, notebook, mistakes)
             matched = _did(student, modelled, k)
             if matched:
                 agree[name].add(index)

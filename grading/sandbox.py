@@ -378,6 +378,12 @@ class HarnessKernelManager(AsyncKernelManager):
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENV}
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
+    async def _async_finish_shutdown(self, waittime=None, pollinterval=0.1, restart=False):
+        """jupyter_client's, looking every 10 ms (not every 100 ms) whether the kernel has exited: a kernel leaves
+        within milliseconds of its shutdown request, and the grader sat idle for the rest of each 100 ms, at every
+        notebook (issue 24). The same deadlines: waittime/2 for the exit, then SIGTERM, then SIGKILL."""
+        await super()._async_finish_shutdown(waittime=waittime, pollinterval=min(pollinterval, 0.01), restart=restart)
+
 
 class SandboxedKernelManager(HarnessKernelManager):
     """Starts the grading kernel inside a fresh sandbox, with IPC channels in a private folder."""

