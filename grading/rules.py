@@ -320,9 +320,9 @@ SENTENCES = {  # rule id: (en, zh)
         "you accept when r lies in the top p / q of [0, 1) (r > 1 - p / q, or r >= 1 - p / q): that happens just as "
         "often (probability p / q), but the lesson's rule, which the tests follow with scripted values of r, is accept "
         "when r < p / q, the bottom of [0, 1), as in Leviathan et al.'s Algorithm 1",
-        "你在 r 落在 [0, 1) 顶部那段长为 p / q 的区间时接受（r > 1 - p / q，或 r >= 1 - p / q）：这种情况发生的概率同样是 "
-        "p / q，但课程规定的规则是 r < p / q 时接受，即 [0, 1) 底部那一段（与 Leviathan 等人论文中的算法 1 一致），"
-        "测试用预设的 r 值检验的正是这条规则"),
+        "你在 r 落在 [0, 1) 中靠近 1 的那段长为 p / q 的区间时接受（r > 1 - p / q，或 r >= 1 - p / q）：这种情况发生的概率同样是 "
+        "p / q，但课程的规则是在 r < p / q 时接受，即 r 落在 [0, 1) 中靠近 0 的那一段（与 Leviathan 等人论文中的算法 1 一致），"
+        "测试中预设的 r 值也是按这条规则给出的"),
     "second_coin": (
         "after a failed coin you draw r again (a second torch.rand) and go on when that one is below p / q; one coin "
         "decides each p < q position: draw r once, then accept or break",
@@ -349,8 +349,8 @@ SENTENCES = {  # rule id: (en, zh)
     "row_of_first_occurrence": (
         "where a token is drafted twice, you read the row of its first position at the second one too (a lookup by "
         "the token's id, such as draft_tokens.index(token_id)): position i reads row i, whatever token it holds",
-        "同一个 token 被起草两次时，你在第二个位置上读的也是它第一次出现的位置那一行（按 token 的 id 去查找，比如 "
-        "draft_tokens.index(token_id)）：位置 i 读第 i 行，不管它是哪个 token"),
+        "同一个 token 在草稿中出现两次时，你在第二个位置上读的也是它第一次出现时所在位置的那一行（按 token 的 id 去查找，比如 "
+        "draft_tokens.index(token_id)）：位置 i 读第 i 行，无论这个位置上是哪个 token"),
     "branches_swapped": (
         "your outright accept and your coin have changed places: you accept without a draw where p < q and flip "
         "the coin where p >= q, where r < p / q always holds: accept outright when p >= q, and flip the coin only "
@@ -379,7 +379,7 @@ SENTENCES = {  # rule id: (en, zh)
     "runs_too_long": (
         "your function did not return within its time budget {where}: look for a loop that never ends (a while loop "
         "whose index does not move, or one that appends to the list it walks)",
-        "你的函数{where}没有在时间预算内返回：检查有没有永远不会结束的循环（比如下标不再前进的 while 循环，或者一边遍历一边往同一个列表里追加）"),
+        "你的函数{where}都没有在时间预算内返回：找找有没有永远不会结束的循环（比如下标始终不动的 while 循环，或者一边遍历列表一边往这个列表里追加的循环）"),
     "raises": (
         "your function raises {error} {where}; a hidden check does not show its message: call your function on "
         "such an input in the notebook to see the traceback",
