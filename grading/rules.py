@@ -346,6 +346,11 @@ SENTENCES = {  # rule id: (en, zh)
         "are missing from your list: append token_id, then continue",
         "在 p >= q 的位置，你没有追加 token_id 就进入了下一个位置，所以被直接接受的 token 都不在你的列表里："
         "先追加 token_id，再 continue"),
+    "counts_accepts": (
+        "you count the positions where p >= q anywhere in the draft and keep that many tokens from the start; the "
+        "accepted prefix ends at the first p < q, whatever comes after it: stop the loop there",
+        "你统计了整个草稿中所有 p >= q 的位置，然后从开头保留同样多的 token；被接受的前缀在第一个 p < q 处就结束了，"
+        "不管后面还有什么：应在那里停止循环"),
     "row_of_first_occurrence": (
         "where a token is drafted twice, you read the row of its first position at the second one too (a lookup by "
         "the token's id, such as draft_tokens.index(token_id)): position i reads row i, whatever token it holds",
@@ -421,23 +426,42 @@ RAISES_WHERE = {
     "empty": ("when draft_tokens is empty (K = 0)", "在 draft_tokens 为空（K = 0）时"),
     "tensor": ("when draft_tokens is a torch.LongTensor, not when it is a list",
                "在 draft_tokens 是 torch.LongTensor（而不是列表）时"),
-    "q_zero": ("when q == 0 at a drafted position", "在某个草稿位置 q == 0 时"),
-    "p_zero": ("when p == 0 at a drafted position", "在某个草稿位置 p == 0 时"),
+    "q_zero": ("when q == 0 at a position it reaches", "在它检查到的某个位置 q == 0 时"),
+    "p_zero": ("when p == 0 at a position it reaches", "在它检查到的某个位置 p == 0 时"),
     "some": ("in {n} of the {m} calls the checks make", "在检查所做的 {m} 次调用中有 {n} 次"),
 }
 
 
-def _features(case):
-    """What a call's input is, for telling the calls that raised from those that did not."""
+def _reached(case, draws):
+    """The positions a right answer reads: every p >= q one, and each p < q one with the next scripted draw
+    (0.999 past the script, as the checks hand out) until one rejects, that one included."""
     ids = [int(t) for t in case.draft_tokens]
     P, Q = case.target_probs, case.draft_probs
-    return {"empty": not ids, "tensor": torch.is_tensor(case.draft_tokens),
-            "q_zero": any(Q[i, t].item() == 0 for i, t in enumerate(ids)),
-            "p_zero": any(P[i, t].item() == 0 for i, t in enumerate(ids))}
+    draws, reached = list(draws or ()), []
+    for i, t in enumerate(ids):
+        reached.append((i, t))
+        p, q = P[i, t].item(), Q[i, t].item()
+        if p < q and not (draws.pop(0) if draws else 0.999) < p / q:
+            break
+    return reached
+
+
+def _features(case, draws):
+    """What a call's input is, for telling the calls that raised from those that did not."""
+    P, Q = case.target_probs, case.draft_probs
+    reached = _reached(case, draws)
+    return {"empty": not [int(t) for t in case.draft_tokens], "tensor": torch.is_tensor(case.draft_tokens),
+            "q_zero": any(Q[i, t].item() == 0 for i, t in reached),
+            "p_zero": any(P[i, t].item() == 0 for i, t in reached)}
 
 
 def _traced(calls):
     return [(case, trace) for _, helper, case, _, _, trace in calls if helper in ("run_verify", "run_step")]
+
+
+def _traced_draws(calls):
+    return [args[0] if args else kwargs.get("draws", ()) for _, helper, _, args, kwargs, _ in calls
+            if helper in ("run_verify", "run_step")]
 
 
 def _where_raised(calls):
@@ -449,7 +473,7 @@ def _where_raised(calls):
         return None
     if all(bad):
         return "every"
-    features = [_features(case) for case, _ in rows]
+    features = [_features(case, draws) for (case, _), draws in zip(rows, _traced_draws(calls))]
     return next((f for f in ("empty", "tensor", "q_zero", "p_zero")
                  if all(shown[f] == b for shown, b in zip(features, bad))), "some")
 

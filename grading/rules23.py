@@ -77,7 +77,7 @@ _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "row_of_first_occurrence": {"first_occurrence"},
 }
 OWN_RULES = {
-    "01_accept_branch": _LOOP_RULES,
+    "01_accept_branch": {**_LOOP_RULES, "counts_accepts": {"count_prefix"}},
     "02_reject_and_break": {
         **_LOOP_RULES,
         "ratio_before_branch": {"ratio_first"},
@@ -164,6 +164,10 @@ def model(case, draws, notebook, mistakes=frozenset()):
         return list(tokens), calls, None
     if "peek" in mistakes and not ids:  # draft_tokens[0] read before the loop
         return out, used, "IndexError"
+    if "count_prefix" in mistakes:  # as many tokens from the start as there are p >= q positions anywhere
+        if len(ids) > min(len(P), len(Q)):
+            return out, used, "IndexError"
+        return ids[:sum(P[i][t] >= Q[i][t] for i, t in enumerate(ids))], used, None
 
     def rand():
         nonlocal used

@@ -177,6 +177,9 @@ OWN_CASES = [
     # loop mistakes written as students wrote them in held-out sets and as the mutation benchmark makes them
     (NB1, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "continue")]),
     (NB2, "accept_no_append", [("accepted_tokens.append(token_id)\n            continue", "pass\n            continue")]),
+    (NB1, "counts_accepts", [("accepted_tokens = []", "kept = sum(target_probs[i, int(t)].item() >= "
+                              "draft_probs[i, int(t)].item() for i, t in enumerate(draft_tokens))\n"
+                              "    return [int(t) for t in draft_tokens][:kept]\n    accepted_tokens = []")]),
     (NB1, "row_of_first_occurrence", [("p = target_probs[i, token_id].item()",
                                        "row = list(draft_tokens).index(token_id)\n        "
                                        "p = target_probs[row, token_id].item()"),
@@ -271,7 +274,7 @@ def test_the_replays_stream_grown_in_pieces_is_torchs_stream_in_one_pass():
 @pytest.mark.parametrize("notebook,edits,where", [
     (NB1, [("accepted_tokens = []", "pass")], "in every call the checks make"),
     (NB2, [(READ, "q = draft_probs[i].item()")], "calls the checks make"),
-    (NB2, [(READ, READ + "\n        import math\n        surprise = math.log(q)")], "when q == 0 at a drafted position"),
+    (NB2, [(READ, READ + "\n        import math\n        surprise = math.log(q)")], "when q == 0 at a position it reaches"),
     (NB1, [(LOOP, "share = 1 / len(draft_tokens)\n    " + LOOP)], "when draft_tokens is empty (K = 0)"),
 ])
 def test_an_error_no_model_explains_is_named_with_its_type_and_where_it_happens(notebook, edits, where):
@@ -298,3 +301,14 @@ def test_a_row_found_by_the_tokens_id_loses_the_rows_check(notebook):
                                                   "p = target_probs[draft_tokens.index(token_id), token_id].item()")])
     judge, _ = mutants.grade(code, ASSIGNMENT, notebook)
     assert "hidden_rows_aligned" in judge.failed
+
+
+@pytest.mark.parametrize("notebook", [NB1, NB2])
+def test_an_in_place_guard_against_zeros_changes_the_inputs_and_loses_the_check(notebook):
+    # hidden_inputs_unchanged's case holds a q == 0 and a p == 0 the right answer never reaches: a clamp_ on the
+    # inputs changes them even where the values it reads are the same
+    code = mutants.edited(ASSIGNMENT, notebook, [("accepted_tokens = []", "draft_probs.clamp_(min=1e-9)\n"
+                                                                          "    accepted_tokens = []")])
+    judge, line = mutants.grade(code, ASSIGNMENT, notebook)
+    assert "hidden_inputs_unchanged" in judge.failed
+    assert line.startswith("Diagnosis: " + rules.sentence("inputs_changed")), line

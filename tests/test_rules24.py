@@ -85,3 +85,12 @@ def test_an_error_no_rule_explains_is_named_with_its_type(notebook, edits, where
     judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, notebook, edits), mutants.LEVEL24, notebook)
     assert judge.failed
     assert line.startswith("Diagnosis: your function raises ") and where in line, line
+
+
+@pytest.mark.parametrize("notebook", [NB1, NB2])
+def test_an_in_place_guard_against_zeros_changes_the_inputs_and_loses_the_check(notebook):
+    code = mutants.edited(mutants.LEVEL24, notebook, [("accepted_tokens = []", "target_probs.clamp_(min=1e-9)\n"
+                                                                               "    accepted_tokens = []")])
+    judge, line = mutants.grade(code, mutants.LEVEL24, notebook)
+    assert "hidden_inputs_unchanged" in judge.failed
+    assert line.startswith("Diagnosis: " + rules.sentence("inputs_changed")), line

@@ -318,7 +318,7 @@ assert run.calls == 0, spec_checks.say("m1_no_draw")
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3)]), draws=[])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.5, 0.4), (5, 0.1, 0.3), (7, 0.5, 0.0), (9, 0.0, 0.5)]), draws=[])
 assert not run.inputs_changed, spec_checks.say("inputs_unchanged")
 ### END HIDDEN TESTS
 

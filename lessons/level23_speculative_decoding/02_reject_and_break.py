@@ -371,7 +371,7 @@ spec_checks.check(run, [10, 20], 2, hint="long_tensor")
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3)]), draws=[0.1, 0.9])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (5, 0.1, 0.3), (7, 0.5, 0.0), (9, 0.0, 0.5)]), draws=[0.1, 0.9])
 assert not run.inputs_changed, spec_checks.say("inputs_unchanged")
 ### END HIDDEN TESTS
 

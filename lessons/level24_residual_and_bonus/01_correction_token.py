@@ -349,7 +349,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [0, 2]),
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2]], [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4]], [1, 0])
+case = spec_checks.Case([[0.1, 0.6, 0.3, 0.0], [0.5, 0.1, 0.2, 0.2]], [[0.3, 0.3, 0.4, 0.0], [0.1, 0.3, 0.2, 0.4]], [1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3])
 assert not run.inputs_changed, spec_checks.say("n1_inputs_unchanged")
 ### END HIDDEN TESTS

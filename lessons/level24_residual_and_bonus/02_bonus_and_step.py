@@ -365,7 +365,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
+case = spec_checks.Case([[0.0, 0.5, 0.5], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.0, 0.2, 0.8]], [1, 0])
 changed = [spec_checks.run_step(speculative_step, case, draws=d, picks=[2]).inputs_changed for d in ([0.1, 0.9], [0.1, 0.1])]
 assert not any(changed), spec_checks.say("n2_inputs_unchanged")
 ### END HIDDEN TESTS
