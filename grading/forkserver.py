@@ -294,7 +294,9 @@ def _harness():
 PREWARM = ("torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "IPython", "ipykernel.kernelapp",
            "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
            "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session", "psutil", "faulthandler",
-           "matplotlib_inline.backend_inline")
+           "matplotlib_inline.backend_inline",
+           # what IPython's verbose traceback imports when a cell fails (most wrong answers' visible test does)
+           "stack_data", "pygments.formatters", "pygments.lexers.python")
 
 
 def prewarm():
