@@ -84,6 +84,7 @@ OWN_RULES = {
         "coin_r_below_p": {"coin_p"},
         "coin_complement": {"coin_complement"},
         "coin_complement_strict": {"coin_complement_strict"},
+        "coin_reversed": {"greater_equal_coin"},
         "second_coin": {"double_draw"},
         "coin_never_accepts": {"coin_never"},
         "reads_p_and_q_swapped": {"swapped_pq"},
@@ -246,6 +247,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             coin = r < q / p
         elif "greater_coin" in mistakes:
             coin = r > p / q
+        elif "greater_equal_coin" in mistakes:  # the reversed coin's other boundary
+            coin = r >= p / q
         elif "less_equal_coin" in mistakes:
             coin = r <= p / q
         elif "coin_p" in mistakes:

@@ -161,6 +161,7 @@ OWN_CASES = [
     (NB2, "coin_r_below_p", [("if r < p / q:", "if r < p:")]),
     (NB2, "coin_complement", [("if r < p / q:", "if r >= 1 - p / q:")]),
     (NB2, "coin_complement_strict", [("if r < p / q:", "if r > 1 - p / q:")]),
+    (NB2, "coin_reversed", [("if r < p / q:", "if r >= p / q:")]),
     (NB2, "coin_never_accepts", [("if r < p / q:", "if r < p // q:")]),
     (NB2, "reads_p_and_q_swapped", [("p = target_probs[i, token_id].item()", "p = draft_probs[i, token_id].item()"),
                                     (READ, "q = target_probs[i, token_id].item()")]),
