@@ -456,24 +456,20 @@ def _features(case, draws):
 
 
 def _traced(calls):
-    return [(case, trace) for _, helper, case, _, _, trace in calls if helper in ("run_verify", "run_step")]
-
-
-def _traced_draws(calls):
-    return [args[0] if args else kwargs.get("draws", ()) for _, helper, _, args, kwargs, _ in calls
+    """(case, scripted draws, trace) of each traced call (run_verify, run_step)."""
+    return [(case, _call_args(args, kwargs)[0], trace) for _, helper, case, args, kwargs, trace in calls
             if helper in ("run_verify", "run_step")]
 
 
-def _where_raised(calls):
-    """None when no traced call raised; "every"; else the first feature of the input (RAISES_WHERE) shared by every
-    call that raised and by none that did not, or "some"."""
-    rows = _traced(calls)
-    bad = [bool(trace.get("error")) for _, trace in rows]
+def _where_raised(rows):
+    """None when no traced call of ``rows`` (``_traced``) raised; "every"; else the first feature of the input
+    (RAISES_WHERE) shared by every call that raised and by none that did not, or "some"."""
+    bad = [bool(trace.get("error")) for _, _, trace in rows]
     if not any(bad):
         return None
     if all(bad):
         return "every"
-    features = [_features(case, draws) for (case, _), draws in zip(rows, _traced_draws(calls))]
+    features = [_features(case, draws) for case, draws, _ in rows]
     return next((f for f in ("empty", "tensor", "q_zero", "p_zero")
                  if all(shown[f] == b for shown, b in zip(features, bad))), "some")
 
@@ -485,11 +481,11 @@ def raised(calls, lang="en", everywhere=False):
     from grading.verdicts import known_error
 
     rows = _traced(calls)
-    errors = [known_error(str(trace.get("error")).split(":")[0]) for _, trace in rows if trace.get("error")]
+    errors = [known_error(str(trace.get("error")).split(":")[0]) for _, _, trace in rows if trace.get("error")]
     if not errors:
         return None
     error = max(dict.fromkeys(errors), key=errors.count)
-    where = _where_raised(calls)
+    where = _where_raised(rows)
     if everywhere and where != "every":
         return None
     place = RAISES_WHERE[where][0 if lang == "en" else 1].format(n=len(errors), m=len(rows))
@@ -522,7 +518,7 @@ def _without(row, t):
     """The target's row with the rejected token's entry set to 0, normalised."""
     w = row.clone()
     w[t] = 0
-    return w / w.sum() if w.sum() > 0 else w
+    return _normalised(w)
 
 
 def level24(case, draws, picks, bonus, m=frozenset()):
@@ -587,8 +583,7 @@ def level24(case, draws, picks, bonus, m=frozenset()):
                     if row >= P.shape[0] or other >= Q.shape[0]:  # an IndexError before torch.multinomial
                         out.error = "IndexError"
                         return out
-                    w = torch.clamp(P[row] - Q[other], min=0)
-                    values[mistake] = w / w.sum() if w.sum() > 0 else w
+                    values[mistake] = _normalised(P[row] - Q[other])
             chosen = next((values[x] for x in m if x in values), _residual(P, Q, i))
             if "residual_whole_matrix" in m:
                 if P.shape[0] != Q.shape[0]:
@@ -930,7 +925,7 @@ def line(judge, level, lang="en"):
     if error is not None:
         return words["prefix"] + error
     rules = diagnose(judge, level)
-    if _where_raised(judge.calls) == "tensor":  # what else fails there follows from the error
+    if _where_raised(_traced(judge.calls)) == "tensor":  # what else fails there follows from the error
         rules = [("tensor_tokens_fail", ())] + [r for r in rules if r[0] not in ("bonus_error", "empty_draft_error")]
     if not rules:
         error = raised(judge.calls, lang)

@@ -13,6 +13,7 @@ no answer's behaviour is looked up.
 """
 
 import itertools
+import json
 
 ASSIGNMENT = "level23_speculative_decoding"
 OVERFLOW_DRAW = 0.999  # spec_checks._OVERFLOW_DRAW: handed out past the script
@@ -327,7 +328,6 @@ def _memo_model(case, draws, notebook, mistakes=frozenset()):
     made afresh)."""
     key = getattr(case, "_rules23_key", None)
     if key is None:
-        import json
         key = case._rules23_key = json.dumps(case.wire, sort_keys=True)
     try:
         memo_key = (notebook, key, tuple(draws), mistakes)
