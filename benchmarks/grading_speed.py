@@ -161,7 +161,8 @@ BLOCKING = ("select", "poll", "wait", "device", "_watch_pipe_fd", "read", "recv"
 def phase(procs, frames):
     """The phase of one py-spy sample: ``procs`` its process chain, ``frames`` its stack, outermost first."""
     s, name = ";".join(frames), procs[-1]
-    if "forkserver.py" in name:
+    # make grade's workers are forked by the shared fork server (its command line): told apart by their frames
+    if "forkserver.py" in name and "_run_worker (" not in s:
         if "prewarm" in s or "serve (" in s and "_harness (" in s:
             return "kernel fork and sandbox (fork server's imports, once)"
         if frames and frames[0].startswith("Thread._bootstrap") and "kernel_harness" not in s:

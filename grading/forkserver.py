@@ -23,6 +23,13 @@ Nothing a student's code does in one kernel reaches the next: each child starts 
 the server's state, which no student code has touched, and the server never runs any.
 
 Requests are JSON lines on the server's stdin; each reply is one JSON line on stdout.
+
+``make grade`` starts one server for all its workers instead (``--listen PATH``, ``serve_shared``):
+requests come as messages on a Unix socket, one connection per worker, and the server forks
+the workers themselves too, so the class pays for torch, IPython and the rest once, not once
+per worker (the server's imports cost a worker as much CPU as grading a few students). A
+worker's kernels die with its connection: each waiter watches it and kills its kernel when
+the worker is gone, as the per-worker server's kernels die with their server.
 """
 
 import ctypes
@@ -218,8 +225,12 @@ def _kernel(request, status_fd):
         os._exit(code)
 
 
-def _waiter(request, reply_fd):
-    """Between the server and the kernel: takes the new namespaces, forks the kernel, reports, waits."""
+def _waiter(request, reply_fd, lifeline=None):
+    """Between the server and the kernel: takes the new namespaces, forks the kernel, reports, waits.
+
+    ``reply_fd``: a pipe to the server, or (shared server) the worker's connection, which is then also the
+    ``lifeline``: when the worker is gone, the kernel is killed.
+    """
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -245,6 +256,8 @@ def _waiter(request, reply_fd):
         os.close(status_r)
         reply = {"pid": pid} if status == b"ok" else {"error": status.decode(errors="replace") or "no answer"}
         os.write(reply_fd, json.dumps(reply).encode())
+        if lifeline is not None and status == b"ok":
+            _watch(pid, lifeline)
         os.close(reply_fd)
         _, wait_status = os.waitpid(pid, 0)
         os._exit(min(abs(os.waitstatus_to_exitcode(wait_status)), 255))
@@ -253,6 +266,25 @@ def _waiter(request, reply_fd):
             os.write(reply_fd, json.dumps({"error": f"fork server: {exc}"}).encode())
         finally:
             os._exit(127)
+
+
+def _watch(pid, lifeline):
+    """Until the kernel ``pid`` exits: if the worker at the other end of ``lifeline`` goes first, kill the kernel.
+
+    Nothing is read from the connection (it is the worker's, for its replies): a closed peer shows as POLLHUP.
+    """
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    poller.register(lifeline, select.POLLRDHUP)
+    while True:
+        events = dict(poller.poll())
+        if pidfd in events:
+            break
+        if events.get(lifeline, 0) & (select.POLLHUP | select.POLLRDHUP | select.POLLERR | select.POLLNVAL):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # PID 1 of its namespace: every process in it goes too
+            break
+    os.close(pidfd)
 
 
 def spawn(request):
@@ -315,7 +347,7 @@ def threads():
     return len(os.listdir("/proc/self/task"))
 
 
-def serve(warm=True):
+def serve(warm=True, listen=None):
     here = str(HERE)
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     BASE_PATH[:] = sys.path
@@ -339,6 +371,8 @@ def serve(warm=True):
               flush=True)
         return 1
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel, never zombies
+    if listen:
+        return serve_shared(listen)
     out = sys.stdout
     out.write(json.dumps({"ready": os.getpid()}) + "\n")
     out.flush()
@@ -353,6 +387,123 @@ def serve(warm=True):
     return 0
 
 
+# --- one server for all of make grade's workers (--listen) ---------------------------------------------
+
+MAX_MESSAGE = 1 << 17  # bytes of one request (a sandbox spec and an environment: a few KB; the socket takes ~200 KB)
+
+
+def _spawn_for(request, conn):
+    """Fork the waiter of one kernel for a worker's request; the waiter replies on the worker's connection
+    itself and kills the kernel if the connection closes first, so the server never waits on a kernel."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.fork() == 0:
+        _waiter(request, conn.fileno(), lifeline=conn.fileno())
+
+
+def _run_worker(request, fds, closing):
+    """The forked worker: a grading process like ``python -m <module> <args>`` in ``cwd`` with ``env``, whose
+    stdin, stdout and stderr are ``fds``; it imports nbgrader and the grader on top of the server's imports."""
+    import atexit
+    import io
+    import runpy
+
+    code = 1
+    try:
+        for sock in closing:  # the server's listener and connections are not the worker's
+            sock.close()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()  # its own process group: the coordinator stops it and whatever it starts, as a Popen's
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False))
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path[:] = [request["cwd"], *BASE_PATH]
+        sys.argv[:] = [request["module"], *request["args"]]
+        try:
+            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        finally:
+            atexit._run_exitfuncs()
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a closed pipe: nothing more to say
+                pass
+        os._exit(code)
+
+
+def serve_shared(path):
+    """The server's loop for make grade: messages on a Unix socket at ``path``, one connection per worker.
+
+    A message is a JSON request: a kernel (or a sandboxed program), as on stdin; ``{"ping": 1}``; or
+    ``{"worker": {cwd, env, module, args}}`` with three file descriptors (the worker's stdin, stdout and
+    stderr), answered ``{"pid": ...}``. The server stops when its stdin closes (the coordinator is done or gone).
+    """
+    import socket
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    listener.bind(path)
+    listener.listen(64)
+    conns = []
+    out = sys.stdout
+    out.write(json.dumps({"ready": os.getpid()}) + "\n")
+    out.flush()
+    while True:
+        readable = select.select([sys.stdin.fileno(), listener, *conns], [], [])[0]
+        if sys.stdin.fileno() in readable and not os.read(sys.stdin.fileno(), 4096):
+            return 0
+        if listener in readable:
+            conns.append(listener.accept()[0])
+        for conn in [c for c in conns if c in readable]:
+            fds = []
+            try:
+                message, fds, flags, _ = socket.recv_fds(conn, MAX_MESSAGE, 3)
+            except OSError:
+                message, flags = b"", 0
+            if not message:  # the worker is gone: its waiters see the same and kill its kernels
+                conns.remove(conn)
+                conn.close()
+                continue
+            try:
+                if flags & socket.MSG_TRUNC:
+                    raise ValueError("the request is too long")
+                request = json.loads(message)
+                if request.get("ping"):
+                    reply = {"threads": threads()}
+                elif "worker" in request:
+                    if len(fds) != 3:
+                        raise ValueError("a worker needs its stdin, stdout and stderr")
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    pid = os.fork()
+                    if pid == 0:
+                        _run_worker(request["worker"], fds, [listener, *conns])
+                    reply = {"pid": pid}
+                else:
+                    _spawn_for(request, conn)
+                    reply = None  # the waiter answers
+            except Exception as exc:  # a bad request gets an answer, and the server stays up
+                reply = {"error": f"fork server: {exc}"}
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            if reply is not None:
+                conn.send(json.dumps(reply).encode())
+
+
 # --- the grader's side -----------------------------------------------------------------------------------
 
 class ForkServerError(RuntimeError):
@@ -365,9 +516,11 @@ class ForkServer:
     _instance = None
     _lock = threading.Lock()
 
-    def __init__(self, env, log=None, warm=True):
-        """``warm=False``: a server that imports nothing in advance (for a quick check of the sandbox)."""
-        self.proc = subprocess.Popen([sys.executable, str(SCRIPT), *([] if warm else ["--cold"])], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, env, log=None, warm=True, listen=None):
+        """``warm=False``: a server that imports nothing in advance (for a quick check of the sandbox).
+        ``listen``: the shared server of make grade's workers, at that socket path (``SharedForkServer``)."""
+        extra = ([] if warm else ["--cold"]) + (["--listen", str(listen)] if listen else [])
+        self.proc = subprocess.Popen([sys.executable, str(SCRIPT), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=log or subprocess.DEVNULL, env=env, text=True, bufsize=1, cwd="/")
         first = self._read(timeout=300)
         if "ready" not in first:
@@ -376,8 +529,13 @@ class ForkServer:
 
     @classmethod
     def shared(cls, make_env):
-        """The running server, or a new one with the environment ``make_env()`` returns."""
+        """The running server, or a new one with the environment ``make_env()`` returns; in a worker of make
+        grade (``SOCKET_ENV`` set), a connection to the server all its workers share."""
         with cls._lock:
+            if os.environ.get(SOCKET_ENV):
+                if cls._instance is None:
+                    cls._instance = SharedForkServer(os.environ[SOCKET_ENV])
+                return cls._instance
             if cls._instance is None or cls._instance.proc.poll() is not None:
                 cls._instance = cls(make_env())
                 import atexit
@@ -415,6 +573,43 @@ class ForkServer:
         except OSError:
             pass
         self.proc.wait()
+
+
+SOCKET_ENV = "GRADER_FORK_SERVER_SOCKET"  # in make grade's workers: the shared server's socket
+
+
+class SharedForkServer:
+    """A worker's connection to the fork server all of make grade's workers share (``serve_shared``).
+
+    The connection stays open for the worker's life: the server's waiters watch it, and a worker that dies
+    (stopped at its deadline, say) takes its kernels with it.
+    """
+
+    def __init__(self, path):
+        import socket
+
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.connect(str(path))
+        self._lock = threading.Lock()
+
+    def request(self, request, timeout=120, fds=()):
+        import socket
+
+        with self._lock:
+            self.sock.settimeout(timeout)
+            try:
+                socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
+                data = self.sock.recv(MAX_MESSAGE)
+            except (OSError, socket.timeout) as exc:
+                return {"error": f"the fork server stopped answering: {exc}"}
+        if not data:
+            return {"error": "the fork server stopped answering"}
+        return json.loads(data)
+
+    def close(self):
+        self.sock.close()
+
+    stop = close
 
 
 class ForkedProcess:
@@ -461,4 +656,5 @@ class ForkedProcess:
 
 
 if __name__ == "__main__":
-    sys.exit(serve(warm="--cold" not in sys.argv))
+    sys.exit(serve(warm="--cold" not in sys.argv,
+                   listen=sys.argv[sys.argv.index("--listen") + 1] if "--listen" in sys.argv else None))

@@ -18,6 +18,7 @@ PostgreSQL through --db-url, for courses with several graders.
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -83,19 +84,103 @@ def progress(done, total, width=30):
     return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total}"
 
 
-def _start_worker(course, db_url, log):
-    cmd = [sys.executable, "-m", "grading.grade", "--worker", "--course", str(course), "--db-url", db_url]
+class ForkedWorker:
+    """A worker forked by the shared fork server, as run_workers uses a Popen: stdin, stdout, pid, poll, wait.
+
+    It is not this process's child, so its exit code is not known (``returncode`` stays None once it is gone).
+    """
+
+    returncode = None
+
+    def __init__(self, pid, stdin_fd, stdout_fd):
+        from grading import forkserver
+
+        self.pid = pid
+        self._process = forkserver.ForkedProcess(pid)
+        self.stdin = os.fdopen(stdin_fd, "w", buffering=1)
+        self.stdout = os.fdopen(stdout_fd, "r", buffering=1)
+
+    def poll(self):
+        return self._process.poll()
+
+    def wait(self, timeout=None):
+        self._process.wait(timeout)
+
+    def kill(self):
+        self._process.kill()
+
+
+def _shared_fork_server(log):
+    """One fork server for every worker of this run (grading/forkserver.py, ``serve_shared``): it imports torch,
+    IPython and the rest once for the class and forks both the workers and their kernels. None where kernels
+    start cold, or if it cannot start (each worker then starts its own, as plain nbgrader does)."""
+    import tempfile
+
+    from grading import forkserver
+
+    if sandbox.cold() or os.environ.get("GRADER_NO_SHARED_FORK_SERVER") == "1":
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="nbg-forkserver-"))  # mode 0700: no sandbox user reaches the socket
+    try:
+        server = forkserver.ForkServer(sandbox.fork_server_env(), log=log if log != subprocess.DEVNULL else None,
+                                      listen=folder / "socket")
+        return server, forkserver.SharedForkServer(folder / "socket"), folder
+    except (forkserver.ForkServerError, OSError) as exc:
+        sys.stderr.write(f"One fork server per worker: the shared one did not start ({exc}).\n")
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+
+def _start_worker(course, db_url, log, shared=None):
+    args = ["--worker", "--course", str(course), "--db-url", db_url]
+    env = pipeline.env()
+    if shared:
+        _, client, folder = shared
+        env[forkserver_socket_env()] = str(folder / "socket")
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err = log.fileno() if hasattr(log, "fileno") else os.open(os.devnull, os.O_WRONLY)
+        try:
+            reply = client.request({"worker": {"cwd": str(course), "env": env, "module": "grading.grade",
+                                               "args": args}}, fds=[in_r, out_w, err])
+        finally:
+            for fd in (in_r, out_w) + (() if hasattr(log, "fileno") else (err,)):
+                os.close(fd)
+        if "pid" in reply:
+            return ForkedWorker(reply["pid"], in_w, out_r)
+        os.close(in_w)
+        os.close(out_r)
+        sys.stderr.write(f"The shared fork server could not start a worker ({reply.get('error')}): a new process instead.\n")
+        env.pop(forkserver_socket_env())
+    cmd = [sys.executable, "-m", "grading.grade", *args]
     # Its own session, so a deadline can stop it and everything it started (kernels, sandboxes).
-    return subprocess.Popen(cmd, cwd=course, env=pipeline.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    return subprocess.Popen(cmd, cwd=course, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=log, text=True, bufsize=1, start_new_session=True)
 
 
+def forkserver_socket_env():
+    from grading import forkserver
+
+    return forkserver.SOCKET_ENV
+
+
 def _stop(proc):
+    """Stop a worker and everything it started (its process group; a forked worker's kernels die with its
+    connection to the shared fork server)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         pass
+    try:
+        proc.kill()  # a forked worker killed before its setsid() is not yet a process group
+    except OSError:
+        pass
     proc.wait()
+
+
+def _exit_note(proc):
+    code = proc.poll()
+    return f" (exit code {code})" if isinstance(proc, subprocess.Popen) and code is not None else ""
 
 
 def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, log=None, assignment=ASSIGNMENT,
@@ -112,10 +197,28 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
     dies. A fresh worker takes over the rest of the queue. If workers keep failing to start
     (``start_deadline`` seconds each, three times), the students left are listed with the reason.
     nbgrader's log of every student goes to the file ``log`` (default: nowhere).
+
+    With forked kernels, one fork server serves the whole run: it forks the workers as well as
+    their kernels, so torch, IPython and the rest are imported once for the class, not once per
+    worker (``_shared_fork_server``).
     """
+    log_file = open(log, "a") if log else subprocess.DEVNULL
+    shared = _shared_fork_server(log_file) if names else None
+    try:
+        return _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared)
+    finally:
+        if shared:
+            server, client, folder = shared
+            client.close()
+            server.close()
+            shutil.rmtree(folder, ignore_errors=True)
+        if log:
+            log_file.close()
+
+
+def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared):
     import selectors
 
-    log_file = open(log, "a") if log else subprocess.DEVNULL
     queue, results = [], {}
     for name in names:
         item = as_submission(name, assignment)
@@ -156,7 +259,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             add_worker()
 
     def add_worker():
-        proc = _start_worker(course, db_url, log_file)
+        proc = _start_worker(course, db_url, log_file, shared)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
         busy[proc] = (None, time.monotonic())
 
@@ -178,8 +281,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
                 continue
             if not isinstance(record, dict) or student is None or record.get("item") != list(
                     as_submission(student, assignment)[:2]):
-                code = proc.poll()
-                replace(proc, f"its grading process stopped (exit code {code if code is not None else '?'})")
+                replace(proc, f"its grading process stopped{_exit_note(proc)}")
                 continue
             results[student] = record["error"]
             hand_out(proc)
@@ -193,8 +295,6 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             print(f"\r{progress(len(results), len(names))}", end="", flush=True)
     if echo:
         print()
-    if log:
-        log_file.close()
     for name in names:
         results.setdefault(name, "the worker grading this student stopped")
     return results

@@ -479,11 +479,14 @@ def fork_server(warm=True):
     """
     from grading import forkserver
 
-    def env():  # made only when a server starts, not on every kernel's launch
-        mpl = tempfile.mkdtemp(prefix="nbg-forkserver-mpl-")
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": mpl,
-                "MPLCONFIGDIR": mpl, "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
-    return forkserver.ForkServer.shared(env) if warm else forkserver.ForkServer(env(), warm=False)
+    return forkserver.ForkServer.shared(fork_server_env) if warm else forkserver.ForkServer(fork_server_env(), warm=False)
+
+
+def fork_server_env():
+    """A new fork server's environment (made only when a server starts, not on every kernel's launch)."""
+    mpl = tempfile.mkdtemp(prefix="nbg-forkserver-mpl-")
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": mpl,
+            "MPLCONFIGDIR": mpl, "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV}
 
 
 SEED_ENV = "GRADER_KERNEL_SEED"  # an int: every forked kernel seeds random, numpy and torch with it (comparisons only)

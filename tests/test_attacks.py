@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import SUBMISSIONS, header
+from conftest import SUBMISSIONS, header, sandbox_processes
 from grading import ASSIGNMENT, catalogue, cgroups, demo, grade, pipeline, sandbox
 from grading.preprocessors import FEEDBACK_RECORDS
 from test_feedback import hidden_lines, html_text
@@ -255,9 +255,7 @@ def test_output_floods_and_big_files_stay_out_of_the_course(attacked_class):
 
 
 def test_no_process_of_any_sandbox_is_left(attacked_class):
-    out = subprocess.run(["ps", "-eo", "uid=,args="], capture_output=True, text=True).stdout
-    # This course's kernels (cold or forked) run this environment's Python; another clone's are not ours.
-    left = [line for line in out.splitlines() if int(line.split()[0]) >= 200_000 and sys.executable in line]
+    left = sandbox_processes()
     assert not left, left
 
 
@@ -310,6 +308,7 @@ def test_a_student_past_the_deadline_costs_only_that_student(tmp_path):
     results = grade.run_workers(course, grade.students(course), 1, grade.default_db_url(course), echo=False,
                                 deadline=25)
     assert "deadline" in results["b-slow"]
+    assert not sandbox_processes(wait=10), "the stopped worker's kernel is still running"
     others = ("a-first", "c-next", "d-last", "e-extra-cell")
     assert {s: e for s, e in results.items() if s != "b-slow"} == {s: None for s in others}
     totals = pipeline.totals(pipeline.scores(course))

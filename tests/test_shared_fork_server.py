@@ -1,0 +1,155 @@
+"""make grade's one fork server for all its workers (grading/forkserver.py, serve_shared; grading/grade.py).
+
+It forks the workers as well as their kernels; a worker's kernels must die with the worker, whose
+connection each kernel's waiter watches. Real processes, real sandboxes, real Unix users.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from grading import ROOT, forkserver, grade, sandbox
+from conftest import processes_of
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="forked sandboxes need root")
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shared-fork-server")
+    os.chmod(folder, 0o700)
+    server = forkserver.ForkServer(sandbox.fork_server_env(), listen=folder / "socket")
+    yield server, folder / "socket"
+    server.close()
+
+
+def sleeper_request(private, uid):
+    """A sandboxed program that leaves a second process of its own (its own session) and sleeps."""
+    code = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(300)\ntime.sleep(300)"
+    return {"python": code, "log": f"{private}/log", "env": {}, "sandbox": sandbox.sandbox_spec(private, uid)}
+
+
+def gone_within(uid, seconds=10):
+    end = time.time() + seconds
+    while processes_of(uid) and time.time() < end:
+        time.sleep(0.1)
+    return not processes_of(uid)
+
+
+def test_a_workers_kernels_die_with_the_worker(shared, tmp_path, request):
+    """A worker stopped at its deadline (SIGKILL) closes its connection: the waiter kills its kernel's sandbox."""
+    _, path = shared
+    private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+    request.addfinalizer(lambda: sandbox.remove_private_dir(private))
+    worker = tmp_path / "worker.py"
+    worker.write_text(
+        f"import json, sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from grading import forkserver\n"
+        f"c = forkserver.SharedForkServer({str(path)!r})\n"
+        f"print(json.dumps(c.request(json.loads({json.dumps(json.dumps(sleeper_request(private, uid)))}))), flush=True)\n"
+        "time.sleep(300)\n")
+    proc = subprocess.Popen([sys.executable, str(worker)], stdout=subprocess.PIPE, text=True)
+    reply = json.loads(proc.stdout.readline())
+    assert "pid" in reply, reply
+    time.sleep(0.5)
+    assert len(processes_of(uid)) == 2, "the sandboxed program and its own child are running"
+    proc.kill()
+    proc.wait()
+    assert gone_within(uid)
+
+
+def test_a_kernel_outlives_nothing_but_a_live_worker_keeps_it(shared, request):
+    """The other way round: while the worker's connection is open, its kernel runs; closing it ends the kernel."""
+    _, path = shared
+    private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+    request.addfinalizer(lambda: sandbox.remove_private_dir(private))
+    client = forkserver.SharedForkServer(path)
+    assert "pid" in client.request(sleeper_request(private, uid))
+    time.sleep(1)
+    assert processes_of(uid)
+    client.close()
+    assert gone_within(uid)
+
+
+def test_the_shared_server_forks_a_worker_as_a_new_process_would_start(shared, tmp_path):
+    """A forked worker: its own session, stdin/stdout/stderr, folder, environment and sys.path; children it
+    waits for (SIGCHLD is not the server's SIG_IGN)."""
+    _, path = shared
+    (tmp_path / "probe_worker.py").write_text(
+        "import json, os, signal, subprocess, sys\n"
+        "line = sys.stdin.readline()\n"
+        "print(json.dumps({'got': line.strip(), 'sid': os.getsid(0) == os.getpid(), 'cwd': os.getcwd(),\n"
+        "                  'env': dict(os.environ), 'path0': sys.path[0], 'argv': sys.argv,\n"
+        "                  'child': subprocess.run(['true']).returncode,\n"
+        "                  'sigchld': signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL}), flush=True)\n"
+        "sys.stderr.write('to the log\\n')\n"
+        "sys.exit(3)\n")
+    client = forkserver.SharedForkServer(path)
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err = os.open(tmp_path / "err.log", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        reply = client.request({"worker": {"cwd": str(tmp_path), "env": {"ONLY": "this"}, "module": "probe_worker",
+                                           "args": ["--flag"]}}, fds=[in_r, out_w, err])
+    finally:
+        for fd in (in_r, out_w, err):
+            os.close(fd)
+    assert "pid" in reply, reply
+    worker = grade.ForkedWorker(reply["pid"], in_w, out_r)
+    worker.stdin.write("hello\n")
+    worker.stdin.flush()
+    seen = json.loads(worker.stdout.readline())
+    worker.wait(timeout=30)
+    client.close()
+    assert seen["got"] == "hello" and seen["sid"] and seen["child"] == 0 and seen["sigchld"]
+    assert seen["cwd"] == str(tmp_path) and seen["path0"] == str(tmp_path)
+    assert seen["env"] == {"ONLY": "this"} and seen["argv"][1:] == ["--flag"]
+    assert (tmp_path / "err.log").read_text() == "to the log\n"
+
+
+def test_bad_requests_get_an_answer_and_the_server_stays_single_threaded(shared):
+    _, path = shared
+    client = forkserver.SharedForkServer(path)
+    assert "error" in client.request({"worker": {"cwd": "/", "env": {}, "module": "x", "args": []}})  # no fds
+    raw = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    raw.connect(str(path))
+    raw.send(b"not json")
+    assert "error" in json.loads(raw.recv(65536))
+    raw.send(b"x" * (forkserver.MAX_MESSAGE + 20_000))
+    assert "too long" in json.loads(raw.recv(65536))["error"]
+    raw.close()
+    assert client.request({"ping": 1}) == {"threads": 1}
+    client.close()
+
+
+def test_make_grade_forks_its_workers_from_one_server(tmp_path, monkeypatch):
+    """run_workers starts one server; both workers are its children, not new Python processes."""
+    started = []
+    real = forkserver.ForkServer.__init__
+
+    def spy(self, env, log=None, warm=True, listen=None):
+        started.append(listen)
+        real(self, env, log=log, warm=warm, listen=listen)
+
+    seen = []
+    real_start = grade._start_worker
+
+    def start(course, db_url, log, shared=None):
+        proc = real_start(course, db_url, log, shared)
+        seen.append(type(proc).__name__)
+        return proc
+
+    monkeypatch.setattr(forkserver.ForkServer, "__init__", spy)
+    monkeypatch.setattr(grade, "_start_worker", start)
+    from grading import pipeline
+
+    course = pipeline.make_course(tmp_path / "course")
+    results = grade.run_workers(course, ["nobody-1", "nobody-2"], 2, grade.default_db_url(course), echo=False)
+    assert [bool(listen) for listen in started] == [True]
+    assert seen == ["ForkedWorker", "ForkedWorker"]
+    assert set(results) == {"nobody-1", "nobody-2"}  # not submitted: nbgrader's error, but an answer for each
