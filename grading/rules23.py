@@ -322,34 +322,73 @@ _MODELLED = {}  # (notebook, case, draws, mistakes): model's result, kept across
 _MODELLED_MAX = 400_000
 
 
+def _case_key(case):
+    key = getattr(case, "_rules23_key", None)
+    if key is None:
+        key = case._rules23_key = json.dumps(case.wire, sort_keys=True)
+    return key
+
+
+def _memoised(memo, key, make):
+    """``memo[key]``, made by ``make()`` the first time (and afresh for a key that cannot be hashed)."""
+    try:
+        out = memo.get(key)
+    except TypeError:
+        return make()
+    if out is None:
+        if len(memo) >= _MODELLED_MAX:
+            memo.clear()
+        out = memo[key] = make()
+    return out
+
+
 def _memo_model(case, draws, notebook, mistakes=frozenset()):
     """model(...), made once per grading process for each case, draws and mistakes: the checks hand every
     submission the same cases and draws, so the models' runs are the same for every student (GRADER_NO_SPEEDUPS=1:
     made afresh)."""
-    key = getattr(case, "_rules23_key", None)
-    if key is None:
-        key = case._rules23_key = json.dumps(case.wire, sort_keys=True)
-    try:
-        memo_key = (notebook, key, tuple(draws), mistakes)
-        hash(memo_key)
-    except TypeError:
-        return model(case, draws, notebook, mistakes)
-    out = _MODELLED.get(memo_key)
-    if out is None:
-        if len(_MODELLED) >= _MODELLED_MAX:
-            _MODELLED.clear()
-        out = _MODELLED[memo_key] = model(case, draws, notebook, mistakes)
-    return out
+    return _memoised(_MODELLED, (notebook, _case_key(case), tuple(draws), mistakes),
+                     lambda: model(case, draws, notebook, mistakes))
+
+
+def forget():
+    """Drop every model run kept so far (a test that changes the models)."""
+    for memo in (_MODELLED, _GROUPED, _SAMPLED):
+        memo.clear()
+
+
+def _combos(notebook):
+    """[(name, mistakes)]: every rule of ``notebook``, then every pair of them (named "a+b")."""
+    rules = _rules(notebook)
+    combos = [(name, frozenset(m)) for name, m in rules.items()]
+    return combos + [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
+
+
+_GROUPED = {}  # (notebook, case, draws): the combos grouped by what their models give
+
+
+def _grouped(case, draws, notebook, run):
+    """[(modelled, [names])]: the combos of ``notebook`` grouped by what their models give on one call (a few
+    dozen different results among a thousand models), so a student's call is compared with each result once."""
+    def make():
+        groups = {}
+        for name, mistakes in _combos(notebook):
+            modelled = run(case, draws, notebook, mistakes)
+            tokens, used, error = modelled
+            key = (tuple(tokens) if tokens is not None else None, used, error)
+            groups.setdefault(key, (modelled, []))[1].append(name)
+        return list(groups.values())
+
+    from grading import speedups
+    if not speedups.enabled():
+        return make()
+    return _memoised(_GROUPED, (notebook, _case_key(case), tuple(draws)), make)
 
 
 def evidence(calls, notebook):
     """({rule: (calls that show it, calls where it could show)}, {rule: calls where the function did what the
     model does}, calls where the function went wrong without raising): single mistakes, then pairs of them
     (named "a+b"), over the run_verify calls."""
-    rules = _rules(notebook)
-    combos = [(name, frozenset(m)) for name, m in rules.items()]
-    combos += [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
-    found, agree = {}, {name: set() for name, _ in combos}
+    found, agree = {}, {name: set() for name, _ in _combos(notebook)}
     deviating = set()  # calls where the function did not do what the right answer does (and did not raise)
     from grading import speedups
     run = _memo_model if speedups.enabled() else model
@@ -361,17 +400,18 @@ def evidence(calls, notebook):
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
         if student[2] is None and not _did(student, right, k):
             deviating.add(index)
-        for name, mistakes in combos:
-            modelled = run(case, draws, notebook, mistakes)
+        for modelled, names in _grouped(case, draws, notebook, run):
             matched = _did(student, modelled, k)
             if matched:
-                agree[name].add(index)
+                for name in names:
+                    agree[name].add(index)
             if modelled == right:
                 continue
-            shows, could = found.setdefault(name, (set(), set()))
-            could.add(index)
-            if matched:
-                shows.add(index)
+            for name in names:
+                shows, could = found.setdefault(name, (set(), set()))
+                could.add(index)
+                if matched:
+                    shows.add(index)
     return found, agree, deviating
 
 
@@ -389,10 +429,22 @@ def _seeded_stream(seed, n):
     return have
 
 
+_SAMPLED = {}  # (notebook, case, trials, seed, mistakes): what _sampled gives, the same for every student
+
+
 def _sampled(case, trials, seed, notebook, mistakes):
     """What sample_runs reports for the reference with ``mistakes``: (share of runs that kept position 0's token,
     mean number of tokens), drawing from torch's generator under ``seed`` as the real torch.rand does; None when
-    the model raises. A model of another generator (random, numpy) cannot be followed here: None too."""
+    the model raises. A model of another generator (random, numpy) cannot be followed here: None too.
+    Made once per grading process for each case, trials, seed and mistakes (thousands of model runs each)."""
+    from grading import speedups
+    if not speedups.enabled():
+        return _sample(case, trials, seed, notebook, mistakes)
+    return _memoised(_SAMPLED, (notebook, _case_key(case), trials, seed, mistakes),
+                     lambda: (_sample(case, trials, seed, notebook, mistakes),))[0]
+
+
+def _sample(case, trials, seed, notebook, mistakes):
     if _generator(mistakes) is not None:
         return None
     used, first, total = 0, 0, 0

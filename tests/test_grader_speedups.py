@@ -46,10 +46,10 @@ def test_the_memoised_models_give_every_catalogued_answer_the_same_diagnosis(mon
         for answer in catalogue.load(notebook, ASSIGNMENT):
             if not answer.full_marks:
                 runs.append((notebook, mutants.grade(answer.code, ASSIGNMENT, notebook)[0]))
-    rules23._MODELLED.clear()
+    rules23.forget()
     memoised = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]
     again = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]  # from the memo
-    assert rules23._MODELLED, "the models' runs were kept"
+    assert rules23._MODELLED and rules23._GROUPED and rules23._SAMPLED, "the models' runs were kept"
     monkeypatch.setenv(speedups.OFF_ENV, "1")
     fresh = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]
     assert memoised == again == fresh
