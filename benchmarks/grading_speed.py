@@ -119,6 +119,7 @@ def main(n=40, scale=0, quick=False):
         "plain nbgrader autograde (forked, sandbox)": plain,
     }
     if not quick:
+        rows["make grade, a fork server per worker"] = lambda c: lambda: with_env(parallel(c), **{grade.SHARED_OFF_ENV: "1"})
         rows["make grade, speed-ups off"] = lambda c: old_path(parallel(c))
         rows["plain autograde, speed-ups off"] = lambda c: old_path(plain(c))
         rows["make grade, cold kernels"] = lambda c: lambda: with_env(parallel(c), **{sandbox.COLD_ENV: "1"})

@@ -30,6 +30,7 @@ from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, budgets, ids, pipeline, sandb
 
 DEADLINE = budgets.DEADLINE  # seconds for one student's whole submission, past their budgets (grading/budgets.py)
 STARTUP = 300  # seconds a worker may take to start nbgrader, check the sandbox and start its fork server
+SHARED_OFF_ENV = "GRADER_NO_SHARED_FORK_SERVER"  # "1": a fork server per worker, each a new process (comparisons)
 
 
 def students(course, assignment=ASSIGNMENT):
@@ -118,7 +119,7 @@ def _shared_fork_server(log):
 
     from grading import forkserver
 
-    if sandbox.cold() or os.environ.get("GRADER_NO_SHARED_FORK_SERVER") == "1":
+    if sandbox.cold() or os.environ.get(SHARED_OFF_ENV) == "1":
         return None
     folder = Path(tempfile.mkdtemp(prefix="nbg-forkserver-"))  # mode 0700: no sandbox user reaches the socket
     try:
