@@ -14,7 +14,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearMarkScheme, ClearOutput, ComputeChecksums,
     DeduplicateIds, GetGrades, IgnorePattern, IncludeHeaderFooter, InstantiateTests, LimitOutput, LockCells,
-    OverwriteCells, OverwriteKernelspec, SaveAutoGrades, SaveCells,
+    OverwriteCells, OverwriteKernelspec, SaveCells,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,7 +75,7 @@ if SandboxedExecute:
         c.Exporter.optimistic_validation = True
     c.Autograde.autograde_preprocessors = [
         SandboxedExecute, CoalesceStreams, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputSize,
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        speedups.save_autogrades(), AssignLatePenalties, CheckCellMetadata,
     ]
     # Feedback: the hint of each failed hidden check, never its code; HTML pages only.
     feedback_html_only()

@@ -7,8 +7,9 @@ Students are handed out one at a time to the workers (one per core by default). 
 worker is one process running the real nbgrader (its Python API, the code behind
 `nbgrader autograde --student`), so nbgrader's ~3 s start-up is paid once per worker,
 not once per student. Each notebook's kernel is forked from a prepared parent that has
-imported torch, IPython and the rest once (grading/forkserver.py); --cold-kernels starts
-plain new kernel processes instead. Every kernel runs in the sandbox (grading/sandbox.py); a
+imported torch, IPython and the rest once (grading/forkserver.py): one for the whole run,
+which forks the workers too, so the class pays for those imports once; --cold-kernels starts
+plain new kernel processes (and workers) instead. Every kernel runs in the sandbox (grading/sandbox.py); a
 student whose grading outlives the deadline, or whose worker dies, is listed as not
 graded with the reason, and a fresh worker carries on with the rest. All workers write into one gradebook:
 SQLite by default (with a lock timeout, so concurrent writers wait their turn) or

@@ -120,6 +120,12 @@ def launch(helpers):
     from ipykernel.kernelapp import IPKernelApp
 
     class GradingKernelApp(IPKernelApp):
+        def initialize(self, argv=None):
+            super().initialize(argv)
+            # traitlets sets the app's logger to DEBUG and filters at its handler (WARNING): ipykernel then made a
+            # log record, thrown away, for each of its debug lines at every message. The same lines reach the log.
+            self.log.setLevel(max(self.log.getEffectiveLevel(), min(h.level for h in self.log.handlers or [self.log])))
+
         def init_kernel(self):
             super().init_kernel()
             self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)

@@ -37,13 +37,15 @@ def _same(meta, right):
 def instructor_cells(db_url, assignment, notebook):
     """[(grade_id, cell_type, nbgrader metadata, source)] of the instructor's notebook, in its order, from the
     gradebook (what `nbgrader generate_assignment` recorded: the released cells)."""
-    from nbgrader.api import Gradebook
+    from nbgrader.api import GradeCell, Gradebook, SolutionCell, TaskCell
 
     with Gradebook(db_url) as gb:
         nb = gb.find_notebook(notebook, assignment)
-        grades = {c.name: c.max_score for c in nb.grade_cells}
-        tasks = {c.name: c.max_score for c in nb.task_cells}
-        solutions = {c.name for c in nb.solution_cells}
+        # One query per kind, loading its own columns (the notebook's cell lists load each cell's points by itself).
+        of_kind = lambda kind: gb.db.query(kind).filter(kind.notebook_id == nb.id)  # noqa: E731
+        grades = {c.name: c.max_score for c in of_kind(GradeCell)}
+        tasks = {c.name: c.max_score for c in of_kind(TaskCell)}
+        solutions = {c.name for c in of_kind(SolutionCell)}
         out = []
         for cell in nb.source_cells:
             meta = {"cell_type": cell.cell_type, "checksum": cell.checksum, "grade": cell.name in grades,

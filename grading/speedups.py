@@ -142,11 +142,142 @@ def _shared_gradebook_close(original):
     return close
 
 
+def _fast_ref_validate(original):
+    """nbformat.v4's ``validate(node, ref)``, checked first by a compiled fastjsonschema validator of that ref.
+
+    nbformat builds every output the grader reads from the kernel (nbclient's ``output_from_msg``) and every
+    cell it makes with ``validate(node, ref)``; with a ref its fastjsonschema backend hands over to jsonschema,
+    which walks the schema afresh each time. fastjsonschema is what nbformat itself validates whole notebooks
+    with; a node it finds valid is valid, and any other goes to nbformat's own validate, so an invalid node
+    raises exactly what it raised (tests/test_grader_speedups.py compares the two)."""
+    import functools
+
+    checks = {}
+
+    @functools.wraps(original)
+    def validate(node, ref=None):
+        if ref is None or not enabled():
+            return original(node, ref)
+        check = checks.get(ref)
+        if check is None:
+            import fastjsonschema
+            from nbformat import v4, validator
+
+            schema = validator._get_schema_json(v4, version=v4.nbformat, version_minor=v4.nbformat_minor)
+            check = checks[ref] = fastjsonschema.compile({"$ref": f"#/definitions/{ref}",
+                                                          "definitions": schema["definitions"]})
+        try:
+            check(node)
+        except Exception:  # noqa: BLE001 - nbformat says what is wrong, as it always did
+            return original(node, ref)
+        return None
+
+    validate._grading_fast = True
+    return validate
+
+
+def save_autogrades():
+    """nbgrader's SaveAutoGrades, or (speed-ups on) the same in one transaction per notebook.
+
+    nbgrader commits after every grade and comment it writes, two dozen commits per notebook, and each commit
+    expires every object the session holds, so the next cell's query loads them again. Here the writes are the
+    same (flushed in the same order: the session flushes before each query), committed once at the end; a
+    notebook that fails half way writes nothing, where nbgrader left its first grades.
+    """
+    from nbgrader.preprocessors import SaveAutoGrades
+
+    if not enabled():
+        return SaveAutoGrades
+    if not _ONCE:
+        _ONCE.append(_save_autogrades_once())
+    return _ONCE[0]
+
+
+_ONCE = []  # the class, made on first use: importing this module imports no nbgrader preprocessor
+
+
+def _save_autogrades_once():
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import SaveAutoGrades
+
+    class SaveAutoGradesOnce(SaveAutoGrades):
+        __doc__ = save_autogrades.__doc__
+
+        def preprocess(self, nb, resources):  # nbgrader 0.9.6's, with the commits deferred
+            self.notebook_id = resources["nbgrader"]["notebook"]
+            self.assignment_id = resources["nbgrader"]["assignment"]
+            self.student_id = resources["nbgrader"]["student"]
+            self.db_url = resources["nbgrader"]["db_url"]
+            self.gradebook = Gradebook(self.db_url)
+            with self.gradebook:
+                session = self.gradebook.db
+                session.commit = session.flush  # what _add_score and _add_comment call after each cell
+                try:
+                    nb, resources = super(SaveAutoGrades, self).preprocess(nb, resources)
+                finally:
+                    del session.commit
+                session.commit()
+            return nb, resources
+
+    return SaveAutoGradesOnce
+
+
+def _preloaded_cells(original):
+    """OverwriteCells.preprocess_cell, with the notebook's source and graded cells read once per notebook.
+
+    nbgrader's OverwriteCells asks the gradebook for each cell's source cell (and a graded cell's points): two
+    dozen queries per notebook for rows it could read in four. Here the first cell of a notebook loads them all
+    in the preprocessor's own session; a cell found there is the object the query would have returned (the
+    session's identity map holds one object per row), and any other name asks nbgrader's query, which raises
+    what it raised."""
+    import functools
+
+    @functools.wraps(original)
+    def preprocess_cell(self, cell, resources, cell_index):
+        gb = self.gradebook
+        if enabled() and not getattr(gb, "_grading_preloaded", False):
+            gb._grading_preloaded = True
+            here = (self.notebook_id, self.assignment_id)
+            try:
+                notebook = gb.find_notebook(*here)
+            except Exception:  # noqa: BLE001 - nbgrader's own queries say what is missing
+                notebook = None
+            if notebook is not None:
+                from nbgrader.api import GradeCell, TaskCell
+
+                sources = {c.name: c for c in notebook.source_cells}
+                # each kind in one query that loads its own columns (the notebook's cell list loads them one by one)
+                graded = {c.name: c for c in gb.db.query(TaskCell).filter(TaskCell.notebook_id == notebook.id)}
+                graded.update({c.name: c for c in gb.db.query(GradeCell).filter(GradeCell.notebook_id == notebook.id)})
+                cls = type(gb)
+
+                def find_source_cell(name, notebook, assignment):
+                    hit = sources.get(name) if (notebook, assignment) == here else None
+                    return hit if hit is not None else cls.find_source_cell(gb, name, notebook, assignment)
+
+                def find_graded_cell(name, notebook, assignment):
+                    hit = graded.get(name) if (notebook, assignment) == here else None
+                    return hit if hit is not None else cls.find_graded_cell(gb, name, notebook, assignment)
+
+                gb.find_source_cell, gb.find_graded_cell = find_source_cell, find_graded_cell
+        return original(self, cell, resources, cell_index)
+
+    preprocess_cell._grading_preloaded = True
+    return preprocess_cell
+
+
 def apply():
+    from nbformat.v4 import nbbase
     from nbgrader import api
     from nbgrader.nbgraderformat import common
+    from nbgrader.preprocessors import OverwriteCells
+
+    if not getattr(OverwriteCells.preprocess_cell, "_grading_preloaded", False):
+        OverwriteCells.preprocess_cell = _preloaded_cells(OverwriteCells.preprocess_cell)
 
     common.jsonschema = _JsonSchema
+    if not getattr(nbbase.validate, "_grading_fast", False):
+        nbbase.validate = _fast_ref_validate(nbbase.validate)
     if enabled():
         from sqlalchemy import event
         from sqlalchemy.engine import Engine

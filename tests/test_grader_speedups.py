@@ -7,7 +7,10 @@
 - the kernel publishes no busy/idle status for a grader call, and keeps it for everything else
   (grading/kernel_harness.py _quiet_for_grader_calls);
 - the kernel client is ready without jupyter_client's fixed waits (grading/preprocessors.py
-  _wait_for_ready): a real kernel answers a cell right after it.
+  _wait_for_ready): a real kernel answers a cell right after it;
+- nbformat's validation of one output or cell (``validate(node, ref)``) is checked first by a compiled
+  validator (grading/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
+- the kernel's logger makes no record its handler would drop (grading/kernel_harness.py).
 
 How much each saves is measured by benchmarks/grading_speed.py, not here.
 """
@@ -17,7 +20,7 @@ import asyncio
 import pytest
 
 import mutants
-from grading import ASSIGNMENT, ROOT, catalogue, diagnosis, kernel_harness, rules23, speedups, verdicts
+from grading import ASSIGNMENT, ROOT, catalogue, diagnosis, grade, kernel_harness, pipeline, rules23, speedups, verdicts
 
 HELPERS = ROOT / "source" / ASSIGNMENT / "spec_checks.py"
 
@@ -100,3 +103,127 @@ def test_a_kernel_is_ready_and_answers_with_the_quick_wait():
     finally:
         client.stop_channels()
         km.shutdown_kernel(now=True)
+
+
+def test_a_grading_kernel_logs_what_it_logged_and_makes_no_record_it_drops():
+    from grading import sandbox
+
+    async def logger_state():
+        km = sandbox.ForkedKernelManager()
+        km.helpers_path = str(HELPERS)
+        await km.start_kernel()
+        client = km.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            msg_id = client.execute("log = get_ipython().kernel.log; log.warning('still logged')\n"
+                                    "print(log.getEffectiveLevel(), sorted(h.level for h in log.handlers))")
+            while True:
+                msg = await client.get_iopub_msg(timeout=30)
+                if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
+                    return msg["content"]["text"]
+        finally:
+            client.stop_channels()
+            await km.shutdown_kernel(now=True)
+
+    level, handlers = asyncio.run(logger_state()).split(" ", 1)
+    assert int(level) == min(eval(handlers)) == 30  # WARNING: records below it would be dropped by every handler
+
+
+def _nodes():
+    """Outputs and cells, valid and broken in the ways a kernel's message or a student's file could be."""
+    from nbformat.v4 import nbbase
+
+    good = [nbbase.new_output("stream", text="hi\n"), nbbase.new_output("stream", name="stderr", text=["a", "b"]),
+            nbbase.new_output("display_data", data={"text/plain": "x", "image/png": "iVBOR"}, metadata={"a": 1}),
+            nbbase.new_output("execute_result", data={"text/plain": "1"}, execution_count=3),
+            nbbase.new_output("error", ename="ValueError", evalue="bad", traceback=["line"]),
+            nbbase.new_code_cell("x = 1", metadata={"nbgrader": {"grade": False}}),
+            nbbase.new_markdown_cell("# title"), nbbase.new_raw_cell("raw")]
+    nodes = list(good)
+    for node in good:
+        for key in list(node):
+            nodes.append({k: v for k, v in node.items() if k != key})       # a required key missing
+            for wrong in (None, 7, "s", [], {}, [1, 2], {"x": object.__name__}):
+                nodes.append({**node, key: wrong})                          # a value of another type
+        nodes.append({**node, "unexpected": 1})                             # a key the schema does not allow
+    nodes += [{}, {"output_type": "nonsense"}, {"cell_type": "code"}]
+    return nodes
+
+
+@pytest.mark.parametrize("ref", ["output", "stream", "display_data", "execute_result", "error", "code_cell",
+                                 "markdown_cell", "raw_cell"])
+def test_the_fast_ref_validation_raises_what_nbformat_raises(ref, monkeypatch):
+    import copy
+
+    from nbformat.v4 import nbbase
+
+    speedups.apply()
+    fast = nbbase.validate
+    assert getattr(fast, "_grading_fast", False)
+    original = fast.__wrapped__
+    seen = set()
+    for node in _nodes():
+        outcomes = []
+        for validate in (original, fast):
+            try:
+                validate(copy.deepcopy(node), ref)
+                outcomes.append(None)
+            except Exception as exc:  # noqa: BLE001 - what each raised is compared
+                outcomes.append((type(exc), str(exc)))
+        assert outcomes[0] == outcomes[1], (ref, node)
+        seen.add(outcomes[0] is None)
+    assert seen == {True, False}, "valid and invalid nodes of this kind were both tried"
+
+
+@pytest.fixture(scope="module")
+def generated_course(tmp_path_factory):
+    """A course whose gradebook holds the released assignment (nbgrader generate_assignment)."""
+    root = pipeline.make_course(tmp_path_factory.mktemp("generated"))
+    pipeline.nbgrader(root, "generate_assignment", ASSIGNMENT, "--force")
+    return root
+
+
+def test_the_preloaded_cells_overwrite_what_nbgrader_overwrites(generated_course, monkeypatch):
+    """OverwriteCells with the notebook's cells read once (grading/speedups.py _preloaded_cells) repairs a tampered
+    notebook exactly as nbgrader's per-cell queries do, with fewer queries."""
+    import copy
+
+    import nbformat
+    from nbgrader.preprocessors import OverwriteCells
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    speedups.apply()
+    notebook = "02_reject_and_break"
+    nb = nbformat.read(generated_course / "release" / ASSIGNMENT / f"{notebook}.ipynb", as_version=4)
+    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
+    locked = next(c for c in graded if c.metadata.nbgrader.get("locked") and c.cell_type == "code")
+    locked.source += "\nprint('changed')"                                  # a locked cell edited
+    points = next(c for c in graded if c.metadata.nbgrader.get("grade"))
+    points.metadata.nbgrader["points"] = 100                               # a grade cell's points raised
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {
+        "grade_id": "not_in_the_gradebook", "grade": False, "solution": False, "locked": False,
+        "schema_version": 3}}))                                            # an id the gradebook does not know
+    resources = {"nbgrader": {"notebook": notebook, "assignment": ASSIGNMENT, "student": "someone",
+                              "db_url": grade.default_db_url(generated_course)}}
+    statements = []
+    count = lambda *args: statements.append(1)  # noqa: E731
+    event.listen(Engine, "before_cursor_execute", count)
+    outs, queries = [], []
+    try:
+        for off in ("1", "0"):
+            monkeypatch.setenv(speedups.OFF_ENV, off)
+            OverwriteCells().preprocess(copy.deepcopy(nb), copy.deepcopy(resources))  # the gradebook's engine made
+            statements.clear()
+            out, _ = OverwriteCells().preprocess(copy.deepcopy(nb), copy.deepcopy(resources))
+            outs.append(out)
+            queries.append(len(statements))
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    assert outs[0] == outs[1]
+    repaired = outs[1]
+    assert "changed" not in repaired.cells[nb.cells.index(locked)].source
+    assert repaired.cells[nb.cells.index(points)].metadata.nbgrader["points"] != 100
+    assert "grade_id" not in repaired.cells[-1].metadata.nbgrader
+    assert queries[1] < queries[0] / 3, queries  # measured: 53 statements (the old path), 6
