@@ -108,6 +108,28 @@ def _quiet_for_grader_calls(publish_status, kernel):
     return publish
 
 
+def _formatted_once(formatter):
+    """``formatter.structured_traceback`` (IPython's InteractiveTB), giving the last exception's lines again when
+    asked for them again: IPython 9 formats a cell's exception twice, once to show it and once for its history
+    (``_format_exception_for_storage``), the same exception, frames and options both times, and the second
+    formatting (each frame's source and its module found again) was a fiftieth of a kernel's time. Anything else
+    is formatted afresh."""
+    original = formatter.structured_traceback
+    last = []  # (exception type, value, traceback, options, lines) of the last formatting
+
+    def structured_traceback(etype, evalue, etb=None, tb_offset=None, context=5):
+        options = (formatter.tb_offset if tb_offset is None else tb_offset, context, formatter.mode,
+                   getattr(formatter, "_theme_name", None))
+        if etype is not None and last and last[0][0] is etype and last[0][1] is evalue and last[0][2] is etb \
+                and last[0][3] == options:
+            formatter.tb = etb[0] if isinstance(etb, tuple) else etb  # what AutoFormattedTB records, for %debug
+            return list(last[0][4])
+        lines = original(etype, evalue, etb, tb_offset, context)
+        last[:] = [(etype, evalue, etb, options, list(lines))] if etype is not None else []
+        return lines
+    return structured_traceback
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
@@ -130,6 +152,8 @@ def launch(helpers):
             super().init_kernel()
             self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)
             self.kernel._publish_status = _quiet_for_grader_calls(self.kernel._publish_status, self.kernel)
+            tracebacks = self.kernel.shell.InteractiveTB
+            tracebacks.structured_traceback = _formatted_once(tracebacks)
 
     from traitlets.config import Config
 

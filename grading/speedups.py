@@ -212,6 +212,7 @@ def _save_autogrades_once():
             with self.gradebook:
                 session = self.gradebook.db
                 session.commit = session.flush  # what _add_score and _add_comment call after each cell
+                _preload_rows(self.gradebook, self.notebook_id, self.assignment_id, self.student_id)
                 try:
                     nb, resources = super(SaveAutoGrades, self).preprocess(nb, resources)
                 finally:
@@ -220,6 +221,45 @@ def _save_autogrades_once():
             return nb, resources
 
     return SaveAutoGradesOnce
+
+
+def _preload_rows(gb, notebook, assignment, student):
+    """The submitted notebook's grades and comments, each kind in one query, answering ``gb.find_grade`` and
+    ``gb.find_comment`` for this notebook (nbgrader asks once per cell, a query or two each).
+
+    A row is found by its cell's name as nbgrader's queries find it: among the grade (solution) cells first, then
+    the task cells; the object is the one the query returns (the session's identity map holds one per row). A name
+    not found here, or held twice, and any other notebook, ask nbgrader's query, which raises what it raised."""
+    from nbgrader.api import (Assignment, Comment, Grade, GradeCell, Notebook, SolutionCell, Student,
+                              SubmittedAssignment, SubmittedNotebook, TaskCell)
+
+    def rows(kind, cell):
+        query = (gb.db.query(cell.name, kind).join(cell, cell.id == kind.cell_id)
+                 .join(SubmittedNotebook, SubmittedNotebook.id == kind.notebook_id)
+                 .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+                 .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+                 .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+                 .join(Student, Student.id == SubmittedAssignment.student_id)
+                 .filter(Notebook.name == notebook, Assignment.name == assignment, Student.id == student))
+        found, twice = {}, set()
+        for name, row in query:
+            if name in found:
+                twice.add(name)
+            found[name] = row
+        return found, twice
+
+    here, cls = (notebook, assignment, student), type(gb)
+    for method, kind, cell in (("find_grade", Grade, GradeCell), ("find_comment", Comment, SolutionCell)):
+        (first, twice), (tasks, twice_tasks) = rows(kind, cell), rows(kind, TaskCell)
+
+        def find(name, *where, _first=first, _tasks=tasks, _unsure=twice | twice_tasks, _method=getattr(cls, method)):
+            if where == here and name not in _unsure:
+                hit = _first.get(name, _tasks.get(name))
+                if hit is not None:
+                    return hit
+            return _method(gb, name, *where)
+
+        setattr(gb, method, find)
 
 
 def _preloaded_cells(original):

@@ -227,3 +227,90 @@ def test_the_preloaded_cells_overwrite_what_nbgrader_overwrites(generated_course
     assert repaired.cells[nb.cells.index(points)].metadata.nbgrader["points"] != 100
     assert "grade_id" not in repaired.cells[-1].metadata.nbgrader
     assert queries[1] < queries[0] / 3, queries  # measured: 53 statements (the old path), 6
+
+
+def test_the_preloaded_grades_save_what_nbgrader_saves(generated_course, monkeypatch):
+    """SaveAutoGrades with a notebook's grades and comments read once (grading/speedups.py _preload_rows) writes
+    the rows nbgrader's per-cell queries write (scores of passing and failing tests, the answer's comment), and a
+    cell whose id the gradebook does not know raises what nbgrader raises."""
+    import copy
+
+    import nbformat
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.preprocessors import SaveAutoGrades
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    speedups.apply()
+    notebook = "02_reject_and_break"
+    db_url = grade.default_db_url(generated_course)
+    nb = nbformat.read(generated_course / "release" / ASSIGNMENT / f"{notebook}.ipynb", as_version=4)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
+    for cell in tests[::2]:  # every other test fails
+        cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="no", traceback=[])]
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    answer.source += "\n# answered"
+    rows, queries = {}, {}
+    statements = []
+    count = lambda *args: statements.append(1)  # noqa: E731
+    for off in ("1", "0"):
+        student = f"student-{off}"
+        with Gradebook(db_url) as gb:
+            gb.update_or_create_student(student)
+            gb.add_submission(ASSIGNMENT, student)
+        monkeypatch.setenv(speedups.OFF_ENV, off)
+        resources = {"nbgrader": {"notebook": notebook, "assignment": ASSIGNMENT, "student": student,
+                                  "db_url": db_url}}
+        event.listen(Engine, "before_cursor_execute", count)
+        try:
+            statements.clear()
+            speedups.save_autogrades()().preprocess(copy.deepcopy(nb), resources)
+            queries[off] = len(statements)
+        finally:
+            event.remove(Engine, "before_cursor_execute", count)
+        with Gradebook(db_url) as gb:
+            submitted = gb.find_submission_notebook(notebook, ASSIGNMENT, student)
+            rows[off] = (sorted((g.name, g.auto_score, g.needs_manual_grade) for g in submitted.grades),
+                         sorted((c.name, c.auto_comment) for c in submitted.comments))
+        stranger = copy.deepcopy(nb)
+        stranger.cells[nb.cells.index(tests[0])].metadata.nbgrader["grade_id"] = "not_in_the_gradebook"
+        with pytest.raises(MissingEntry):
+            speedups.save_autogrades()().preprocess(stranger, resources)
+    assert speedups.save_autogrades() is not SaveAutoGrades
+    assert rows["1"] == rows["0"]
+    scores = [score for _, score, _ in rows["0"][0]]
+    assert 0 in scores and any(scores), scores  # the case holds failing and passing tests
+    assert rows["0"][1] and {comment for _, comment in rows["0"][1]} == {None}, rows["0"][1]  # answered
+    assert queries["0"] < queries["1"] / 2, queries  # measured: 50 statements (the old path), 22
+
+
+@pytest.mark.parametrize("cell", ["def f(x):\n    return 1 / x\n\nf(0)", "assert 1 == 2, 'no'", "raise KeyError('k') from ValueError('v')",
+                                  "import spec_checks_missing"])
+def test_a_cell_exception_is_formatted_once_with_the_same_lines(cell):
+    """The kernel's traceback formatter gives the exception it formatted last again (grading/kernel_harness.py
+    _formatted_once): the lines shown and the lines kept for the history are IPython's own, and the exception
+    is formatted once, not twice."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    results = []
+    for memo in (False, True):
+        shell = InteractiveShell()
+        shown, formatted = [], []
+        shell._showtraceback = lambda etype, evalue, stb: shown.append(list(stb))
+        tracebacks = shell.InteractiveTB
+        original = tracebacks.structured_traceback
+
+        def counted(*args, _original=original, **kwargs):
+            formatted.append(1)
+            return _original(*args, **kwargs)
+
+        tracebacks.structured_traceback = counted
+        if memo:
+            tracebacks.structured_traceback = kernel_harness._formatted_once(tracebacks)
+        shell.run_cell(cell, store_history=True)
+        shell.run_cell("1 / 0", store_history=True)  # a second exception is formatted afresh
+        results.append((shown, [e["traceback"] for e in shell.history_manager.exceptions.values()], len(formatted)))
+        shell.clear_instance()
+    (shown, kept, times), (shown_memo, kept_memo, times_memo) = results
+    assert shown == shown_memo and kept == kept_memo and len(shown) == 2 and kept[0] == shown[0]
+    assert times == 4 and times_memo == 2
