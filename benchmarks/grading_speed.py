@@ -6,7 +6,7 @@
 
 Every row grades the same N submissions (a mix of right and wrong answers from answers/,
 both notebooks each) in a fresh temporary course: the parallel grader (`make grade`'s
-run_workers, 2 workers, forked kernels, sandbox) and plain `nbgrader autograde` (one process,
+run_workers with its default workers, one per core and one more, forked kernels, sandbox) and plain `nbgrader autograde` (one process,
 forked kernels, sandbox); without --quick also both with the speed-ups off
 (GRADER_NO_SPEEDUPS=1, grading/speedups.py), on cold kernels and without the sandbox. The floor
 is a cold kernel that only imports torch, once per notebook. CPU is counted in a cpuacct cgroup
@@ -99,8 +99,12 @@ def with_env(fn, **values):
             os.environ.pop(key) if value is None else os.environ.__setitem__(key, value)
 
 
-def parallel(course):
-    return lambda: grade.run_workers(course, grade.students(course), 2, grade.default_db_url(course), echo=False)
+MAKE_GRADE = f"make grade ({grade.default_workers()} workers, forked, sandbox)"
+
+
+def parallel(course, workers=None):
+    workers = workers or grade.default_workers()
+    return lambda: grade.run_workers(course, grade.students(course), workers, grade.default_db_url(course), echo=False)
 
 
 def plain(course):
@@ -115,10 +119,11 @@ def old_path(fn):
 def main(n=40, scale=0, quick=False):
     tmp = Path(tempfile.mkdtemp(prefix="bench-grading-"))
     rows = {  # name: (course maker, how it is graded)
-        "make grade (2 workers, forked, sandbox)": parallel,
+        MAKE_GRADE: parallel,
         "plain nbgrader autograde (forked, sandbox)": plain,
     }
     if not quick:
+        rows[f"make grade, one worker per core ({os.cpu_count()})"] = lambda c: parallel(c, os.cpu_count())
         rows["make grade, a fork server per worker"] = lambda c: lambda: with_env(parallel(c), **{grade.SHARED_OFF_ENV: "1"})
         rows["make grade, speed-ups off"] = lambda c: old_path(parallel(c))
         rows["plain autograde, speed-ups off"] = lambda c: old_path(plain(c))
@@ -139,7 +144,7 @@ def main(n=40, scale=0, quick=False):
           f"{floor_cpu:>16.2f} s | {1:>10.2f}x |")
     for name, (wall, cpu) in runs.items():
         print(f"| {name:44} | {wall:>10.1f} s | {cpu / n:>16.2f} s | {cpu / n / floor_cpu:>10.2f}x |")
-    grade_wall, grade_cpu = runs["make grade (2 workers, forked, sandbox)"]
+    grade_wall, grade_cpu = runs[MAKE_GRADE]
     plain_cpu = runs["plain nbgrader autograde (forked, sandbox)"][1]
     print(f"goals: make grade {n} in under 30 s wall: {grade_wall:.1f} s; CPU/submission <= 0.25x floor: "
           f"{grade_cpu / n / floor_cpu:.2f}x; plain autograde <= 0.3x: {plain_cpu / n / floor_cpu:.2f}x")
