@@ -17,12 +17,13 @@ from conftest import hostile_submissions, processes_of, write_hostile
 ROOT_SOURCE = pipeline.ROOT / "source" / ASSIGNMENT
 
 
-async def _run(manager_class, cells, env=None):
-    """Start one kernel of ``manager_class``, run ``cells``; what each printed (its last line, as JSON)."""
+async def _run(manager_class, cells, env=None, files=None):
+    """Start one kernel of ``manager_class``, run ``cells``; what each printed (its last line, as JSON).
+    ``files``: {relative path: host path} of its working folder (default: the instructor's folder's files)."""
     km = manager_class()
     km.helpers_path = str(ROOT_SOURCE / "spec_checks.py")
     if isinstance(km, sandbox.SandboxedKernelManager):
-        km.sandbox_files = {rel: str(host) for host, rel in sandbox.workdir_files(ROOT_SOURCE)}
+        km.sandbox_files = files or {rel: str(host) for host, rel in sandbox.workdir_files(ROOT_SOURCE)}
     await km.start_kernel(cwd=str(ROOT_SOURCE), env={**os.environ, **(env or {})})
     kc = km.client()
     kc.start_channels()
@@ -43,8 +44,8 @@ async def _run(manager_class, cells, env=None):
     return out
 
 
-def run(cells, manager_class=sandbox.ForkedSandboxedKernelManager, env=None):
-    return asyncio.run(_run(manager_class, cells, env))
+def run(cells, manager_class=sandbox.ForkedSandboxedKernelManager, env=None, files=None):
+    return asyncio.run(_run(manager_class, cells, env, files))
 
 
 STATE = """
@@ -69,6 +70,45 @@ torch.manual_seed(1234)
 threading.Thread(target=time.sleep, args=(600,), daemon=False).start()   # leave a thread running
 print(json.dumps("done"))
 """
+
+
+def test_the_helpers_compiled_once_are_what_a_kernel_compiles_and_an_edited_copy_is_its_own(tmp_path):
+    """The fork server compiles the instructor's helper modules once (grading/forkserver.py precompile) for the
+    paths a sandboxed kernel imports them from; a kernel importing the same bytes from that path gets that code,
+    which is compile's own result (the same marshalled bytes); a student's edited copy is compiled from its own
+    bytes and runs as edited."""
+    import hashlib
+    import marshal
+    from importlib.machinery import SourceFileLoader
+
+    from grading import forkserver
+
+    helpers = ROOT_SOURCE / "spec_checks.py"
+    forkserver.precompile({"sandbox": sandbox.sandbox_spec(tmp_path, 0, grader_files=[(helpers, "helpers.py")])})
+    targets = [(helpers, f"{sandbox.GRADER_DIR}/helpers.py")] + [
+        (ROOT_SOURCE / name, f"{sandbox.WORKDIR}/{name}") for name in ("spec_checks.py", "spec_widgets.py", "spec_quiz.py")]
+    loader = SourceFileLoader("m", str(helpers))
+    hook = forkserver.compiled_source_to_code(SourceFileLoader.source_to_code, forkserver.COMPILED)
+    for host, target in targets:
+        data = host.read_bytes()
+        cached = forkserver.COMPILED[(hashlib.sha256(data).digest(), target)]
+        assert marshal.dumps(cached) == marshal.dumps(loader.source_to_code(data, target)), target
+        assert hook(loader, data, target) is cached
+        edited = data + b"\nEDITED = 1\n"
+        assert marshal.dumps(hook(loader, edited, target)) == marshal.dumps(loader.source_to_code(edited, target))
+        assert hook(loader, data, "/elsewhere/x.py").co_filename == "/elsewhere/x.py"
+
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("spec_checks.py", "spec_widgets.py", "spec_quiz.py"):
+        shutil.copy(ROOT_SOURCE / name, work / name)
+    with open(work / "spec_widgets.py", "a") as fh:
+        fh.write("\nEDITED = True\n")
+    cell = ("import json, spec_checks, spec_widgets, spec_quiz\n"
+            "same = lambda m: m.__loader__.get_code(m.__name__) is m.__loader__.get_code(m.__name__)\n"
+            "print(json.dumps([same(spec_checks), same(spec_quiz), same(spec_widgets), spec_widgets.EDITED]))")
+    # compiled once: the same code object each time it is asked for; compiled afresh: a new one each time
+    assert run([cell], files={p.name: str(p) for p in work.iterdir()})[0] == [True, True, False, True]
 
 
 def test_nothing_one_kernel_does_reaches_the_next():
