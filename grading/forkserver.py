@@ -510,12 +510,116 @@ def _run_worker(request, fds, closing):
         os._exit(code)
 
 
+ZYGOTE_TIMEOUT = 120  # seconds a worker template may take to import what its workers need, or to fork one
+
+
+def _zygote(worker, sock, closing):
+    """A worker template: in the first worker's folder, environment and sys.path, it runs the worker's preload
+    (``worker["preload"]``, "module:function": nbgrader, the grader's modules, the course's config), then forks
+    each worker asked for on ``sock`` (its three descriptors beside the request) and answers its pid. Workers
+    forked from it skip those imports (about a CPU-second each). It forks no kernel and runs no student code:
+    kernels are still forked by the server, which never imports the grader. Never returns."""
+    import importlib
+    import socket
+    import traceback
+
+    try:
+        for other in closing:
+            other.close()
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # gone with the server
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)  # the server's stdout is its coordinator's protocol
+        os.close(null)
+        os.chdir(worker["cwd"])
+        os.environ.clear()
+        os.environ.update(worker["env"])
+        sys.path[:] = [worker["cwd"], *BASE_PATH]
+        module, _, function = worker["preload"].partition(":")
+        getattr(importlib.import_module(module), function)()
+        if threads() != 1:
+            raise RuntimeError(f"the worker template has {threads()} threads after its preload; forking is unsafe")
+        sock.send(b'{"ready": 1}')
+    except BaseException:
+        traceback.print_exc()
+        os._exit(1)
+    while True:
+        fds = []
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, 3)
+            if not message:
+                os._exit(0)
+            request = json.loads(message)
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _run_worker(request, fds, [sock])
+            reply = {"pid": pid}
+        except (OSError, ValueError) as exc:
+            reply = {"error": f"worker template: {exc}"}
+        finally:
+            for fd in fds:
+                os.close(fd)
+        sock.send(json.dumps(reply).encode())
+
+
+def _template_for(worker, templates, closing):
+    """The worker template (a socket to it) for requests like ``worker``, started on first use; None where the
+    request names no preload or the template could not start (the server then forks the worker itself)."""
+    import socket
+
+    if not isinstance(worker.get("preload"), str):
+        return None
+    key = json.dumps([worker.get("cwd"), worker.get("env"), worker.get("module"), worker["preload"]], sort_keys=True)
+    if key not in templates:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if os.fork() == 0:
+            ours.close()
+            _zygote(worker, theirs, [*closing, *(t for t in templates.values() if t)])
+        theirs.close()
+        ours.settimeout(ZYGOTE_TIMEOUT)
+        try:
+            ready = json.loads(ours.recv(MAX_MESSAGE) or b"{}").get("ready")
+        except (OSError, ValueError):
+            ready = None
+        if not ready:
+            ours.close()
+        templates[key] = ours if ready else None
+    return templates[key]
+
+
+def _fork_worker(worker, fds, templates, closing):
+    """The pid of a new worker: forked from its template where there is one, else from the server."""
+    import socket
+
+    template = _template_for(worker, templates, closing)
+    if template is not None:
+        try:
+            socket.send_fds(template, [json.dumps(worker).encode()], fds)
+            reply = json.loads(template.recv(MAX_MESSAGE))
+            if "pid" in reply:
+                return reply["pid"]
+        except (OSError, ValueError):
+            pass
+        template.close()  # it failed once: the rest are forked here
+        templates[next(k for k, t in templates.items() if t is template)] = None
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _run_worker(worker, fds, closing)
+    return pid
+
+
 def serve_shared(path):
     """The server's loop for make grade: messages on a Unix socket at ``path``, one connection per worker.
 
     A message is a JSON request: a kernel (or a sandboxed program), as on stdin; ``{"ping": 1}``; or
-    ``{"worker": {cwd, env, module, args}}`` with three file descriptors (the worker's stdin, stdout and
-    stderr), answered ``{"pid": ...}``. The server stops when its stdin closes (the coordinator is done or gone).
+    ``{"worker": {cwd, env, module, args[, preload]}}`` with three file descriptors (the worker's stdin, stdout
+    and stderr), answered ``{"pid": ...}``; a worker with a preload is forked from a worker template that has
+    run it (``_zygote``). The server stops when its stdin closes (the coordinator is done or gone).
     """
     import socket
 
@@ -523,6 +627,7 @@ def serve_shared(path):
     listener.bind(path)
     listener.listen(64)
     conns = []
+    templates = {}  # a worker template per kind of worker request (_template_for)
     out = sys.stdout
     out.write(json.dumps({"ready": os.getpid()}) + "\n")
     out.flush()
@@ -551,12 +656,7 @@ def serve_shared(path):
                 elif "worker" in request:
                     if len(fds) != 3:
                         raise ValueError("a worker needs its stdin, stdout and stderr")
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                    pid = os.fork()
-                    if pid == 0:
-                        _run_worker(request["worker"], fds, [listener, *conns])
-                    reply = {"pid": pid}
+                    reply = {"pid": _fork_worker(request["worker"], fds, templates, [listener, *conns])}
                 else:
                     _spawn_for(request, conn)
                     reply = None  # the waiter answers

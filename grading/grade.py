@@ -144,7 +144,8 @@ def _start_worker(course, db_url, log, shared=None):
         err = log.fileno() if hasattr(log, "fileno") else os.open(os.devnull, os.O_WRONLY)
         try:
             reply = client.request({"worker": {"cwd": str(course), "env": env, "module": "grading.grade",
-                                               "args": args}}, fds=[in_r, out_w, err])
+                                               "args": args, "preload": "grading.grade:preload"}},
+                                   fds=[in_r, out_w, err])
         finally:
             for fd in (in_r, out_w) + (() if hasattr(log, "fileno") else (err,)):
                 os.close(fd)
@@ -300,6 +301,18 @@ def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, s
     for name in names:
         results.setdefault(name, "the worker grading this student stopped")
     return results
+
+
+def preload():
+    """What a worker imports before its first student, in the course folder: nbgrader, the grader's modules and
+    the course's nbgrader_config.py (its preprocessors and speed-ups). make grade's shared fork server runs this
+    once per run, in a worker template it forks the workers from (grading/forkserver.py ``_zygote``); a worker
+    started as a new process imports the same itself."""
+    from nbgrader.apps import NbGraderAPI  # noqa: F401
+    from traitlets.config.loader import PyFileConfigLoader
+
+    PyFileConfigLoader("nbgrader_config.py", path=os.getcwd()).load_config()
+    from grading import diagnosis, report, rules, rules23, sanitize, verdicts  # noqa: F401
 
 
 def worker(course, db_url):

@@ -127,21 +127,29 @@ def test_bad_requests_get_an_answer_and_the_server_stays_single_threaded(shared)
     client.close()
 
 
+def parent_of(pid):
+    with open(f"/proc/{pid}/status") as fh:
+        return int(next(line for line in fh if line.startswith("PPid:")).split()[1])
+
+
 def test_make_grade_forks_its_workers_from_one_server(tmp_path, monkeypatch):
-    """run_workers starts one server; both workers are its children, not new Python processes."""
-    started = []
+    """run_workers starts one server; both workers are forked (not new Python processes) from one worker
+    template, the server's child, which has imported what a worker needs (grade.preload)."""
+    started, servers = [], []
     real = forkserver.ForkServer.__init__
 
     def spy(self, env, log=None, warm=True, listen=None):
         started.append(listen)
         real(self, env, log=log, warm=warm, listen=listen)
+        servers.append(self.proc.pid)
 
-    seen = []
+    seen, parents = [], []
     real_start = grade._start_worker
 
     def start(course, db_url, log, shared=None):
         proc = real_start(course, db_url, log, shared)
         seen.append(type(proc).__name__)
+        parents.append((parent_of(proc.pid), parent_of(parent_of(proc.pid))))
         return proc
 
     monkeypatch.setattr(forkserver.ForkServer, "__init__", spy)
@@ -152,4 +160,43 @@ def test_make_grade_forks_its_workers_from_one_server(tmp_path, monkeypatch):
     results = grade.run_workers(course, ["nobody-1", "nobody-2"], 2, grade.default_db_url(course), echo=False)
     assert [bool(listen) for listen in started] == [True]
     assert seen == ["ForkedWorker", "ForkedWorker"]
+    assert len(set(parents)) == 1 and parents[0][0] not in servers and parents[0][1] in servers, (parents, servers)
     assert set(results) == {"nobody-1", "nobody-2"}  # not submitted: nbgrader's error, but an answer for each
+
+
+def test_a_worker_template_runs_its_preload_once_and_a_failing_one_leaves_the_server_forking(shared, tmp_path):
+    """Workers asking for the same preload are forked from one template that ran it once; a preload that fails
+    costs nothing but the template: the server forks those workers itself, and they run."""
+    server, path = shared
+    server = server.proc.pid
+    (tmp_path / "probe_preload.py").write_text("import os\ndef warm():\n    open('preloaded', 'a').write('x')\n")
+    (tmp_path / "probe_quiet.py").write_text("import sys\nprint(sys.stdin.readline().strip(), flush=True)\n")
+    client = forkserver.SharedForkServer(path)
+
+    def start(preload):
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err = os.open(os.devnull, os.O_WRONLY)
+        try:
+            reply = client.request({"worker": {"cwd": str(tmp_path), "env": {}, "module": "probe_quiet", "args": [],
+                                               "preload": preload}}, fds=[in_r, out_w, err])
+        finally:
+            for fd in (in_r, out_w, err):
+                os.close(fd)
+        worker = grade.ForkedWorker(reply["pid"], in_w, out_r)
+        parent = parent_of(worker.pid)
+        worker.stdin.write("echo\n")
+        worker.stdin.flush()
+        assert worker.stdout.readline().strip() == "echo"
+        worker.wait(timeout=30)
+        return parent
+
+    try:
+        templated = [start("probe_preload:warm") for _ in range(2)]
+        failed = [start("probe_preload:missing") for _ in range(2)]
+    finally:
+        client.close()
+    assert (tmp_path / "preloaded").read_text() == "x"
+    assert templated[0] == templated[1] != server
+    assert failed == [server, server]
+
