@@ -170,3 +170,48 @@ def chromium():
         pytest.skip("no chromium: install it with `apt-get install chromium`")
     with lab.browser() as browser:
         yield browser
+
+
+ROOT_SOURCE = pipeline.ROOT / "source" / ASSIGNMENT
+
+
+async def _run_cells(manager_class, cells, env=None, files=None):
+    """Start one kernel of ``manager_class``, run ``cells``; what each printed (its last line, as JSON).
+    ``files``: {relative path: host path} of its working folder (default: the instructor's folder's files)."""
+    import json
+    import os
+
+    from grading import sandbox
+
+    km = manager_class()
+    km.helpers_path = str(ROOT_SOURCE / "spec_checks.py")
+    if isinstance(km, sandbox.SandboxedKernelManager):
+        km.sandbox_files = files or {rel: str(host) for host, rel in sandbox.workdir_files(ROOT_SOURCE)}
+    await km.start_kernel(cwd=str(ROOT_SOURCE), env={**os.environ, **(env or {})})
+    kc = km.client()
+    kc.start_channels()
+    out = []
+    try:
+        await kc.wait_for_ready(timeout=120)
+        for code in cells:
+            printed = []
+            hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None  # noqa: E731
+            reply = await kc.execute_interactive(code, output_hook=hook, timeout=60)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            text = "".join(printed).strip()
+            out.append(json.loads(text.splitlines()[-1]) if text else None)
+        out.append(km.provisioner.process.pid)
+    finally:
+        kc.stop_channels()
+        await km.shutdown_kernel(now=True)
+    return out
+
+
+def run_cells(cells, manager_class=None, env=None, files=None):
+    """Start one grading kernel (default: forked and sandboxed), run ``cells``; [what each printed (its last line,
+    as JSON)..., the kernel's pid]."""
+    import asyncio
+
+    from grading import sandbox
+
+    return asyncio.run(_run_cells(manager_class or sandbox.ForkedSandboxedKernelManager, cells, env, files))

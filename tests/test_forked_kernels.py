@@ -4,7 +4,6 @@ Kernels here are real: forked by a real fork server into their sandboxes, driven
 their IPC channels by jupyter_client, as nbgrader drives them.
 """
 
-import asyncio
 import json
 import os
 import shutil
@@ -12,41 +11,7 @@ import shutil
 import pytest
 
 from grading import ASSIGNMENT, catalogue, grade, pipeline, sandbox, speedups
-from conftest import hostile_submissions, processes_of, write_hostile
-
-ROOT_SOURCE = pipeline.ROOT / "source" / ASSIGNMENT
-
-
-async def _run(manager_class, cells, env=None, files=None):
-    """Start one kernel of ``manager_class``, run ``cells``; what each printed (its last line, as JSON).
-    ``files``: {relative path: host path} of its working folder (default: the instructor's folder's files)."""
-    km = manager_class()
-    km.helpers_path = str(ROOT_SOURCE / "spec_checks.py")
-    if isinstance(km, sandbox.SandboxedKernelManager):
-        km.sandbox_files = files or {rel: str(host) for host, rel in sandbox.workdir_files(ROOT_SOURCE)}
-    await km.start_kernel(cwd=str(ROOT_SOURCE), env={**os.environ, **(env or {})})
-    kc = km.client()
-    kc.start_channels()
-    out = []
-    try:
-        await kc.wait_for_ready(timeout=120)
-        for code in cells:
-            printed = []
-            hook = lambda m: printed.append(m["content"]["text"]) if m["msg_type"] == "stream" else None  # noqa: E731
-            reply = await kc.execute_interactive(code, output_hook=hook, timeout=60)
-            assert reply["content"]["status"] == "ok", reply["content"]
-            text = "".join(printed).strip()
-            out.append(json.loads(text.splitlines()[-1]) if text else None)
-        out.append(km.provisioner.process.pid)
-    finally:
-        kc.stop_channels()
-        await km.shutdown_kernel(now=True)
-    return out
-
-
-def run(cells, manager_class=sandbox.ForkedSandboxedKernelManager, env=None, files=None):
-    return asyncio.run(_run(manager_class, cells, env, files))
-
+from conftest import ROOT_SOURCE, hostile_submissions, processes_of, run_cells as run, write_hostile
 
 STATE = """
 import json, os, random, sys, threading, torch, builtins

@@ -20,6 +20,7 @@ import asyncio
 import pytest
 
 import mutants
+from conftest import run_cells
 from grading import ASSIGNMENT, ROOT, catalogue, diagnosis, grade, kernel_harness, pipeline, rules23, speedups, verdicts
 
 HELPERS = ROOT / "source" / ASSIGNMENT / "spec_checks.py"
@@ -108,26 +109,10 @@ def test_a_kernel_is_ready_and_answers_with_the_quick_wait():
 def test_a_grading_kernel_logs_what_it_logged_and_makes_no_record_it_drops():
     from grading import sandbox
 
-    async def logger_state():
-        km = sandbox.ForkedKernelManager()
-        km.helpers_path = str(HELPERS)
-        await km.start_kernel()
-        client = km.client()
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=60)
-            msg_id = client.execute("log = get_ipython().kernel.log; log.warning('still logged')\n"
-                                    "print(log.getEffectiveLevel(), sorted(h.level for h in log.handlers))")
-            while True:
-                msg = await client.get_iopub_msg(timeout=30)
-                if msg["parent_header"].get("msg_id") == msg_id and msg["msg_type"] == "stream":
-                    return msg["content"]["text"]
-        finally:
-            client.stop_channels()
-            await km.shutdown_kernel(now=True)
-
-    level, handlers = asyncio.run(logger_state()).split(" ", 1)
-    assert int(level) == min(eval(handlers)) == 30  # WARNING: records below it would be dropped by every handler
+    cell = ("import json\nlog = get_ipython().kernel.log; log.warning('still logged')\n"
+            "print(json.dumps([log.getEffectiveLevel(), sorted(h.level for h in log.handlers)]))")
+    level, handlers = run_cells([cell], sandbox.ForkedKernelManager)[0]
+    assert level == min(handlers) == 30  # WARNING: records below it would be dropped by every handler
 
 
 def _nodes():
