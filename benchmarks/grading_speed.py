@@ -169,6 +169,8 @@ def phase(procs, frames):
     s, name = ";".join(frames), procs[-1]
     # make grade's workers are forked by the shared fork server (its command line): told apart by their frames
     if "forkserver.py" in name and "_run_worker (" not in s:
+        if "_zygote (" in s:  # the worker template's imports (once per run), not a kernel's
+            return "nbgrader start-up (once per worker)"
         if "prewarm" in s or "serve (" in s and "_harness (" in s:
             return "kernel fork and sandbox (fork server's imports, once)"
         if frames and frames[0].startswith("Thread._bootstrap") and "kernel_harness" not in s:
