@@ -549,12 +549,7 @@ def _zygote(worker, sock, closing):
             message, fds, _, _ = socket.recv_fds(sock, MAX_MESSAGE, 3)
             if not message:
                 os._exit(0)
-            request = json.loads(message)
-            sys.stderr.flush()
-            pid = os.fork()
-            if pid == 0:
-                _run_worker(request, fds, [sock])
-            reply = {"pid": pid}
+            reply = {"pid": _forked_worker(json.loads(message), fds, [sock])}
         except (OSError, ValueError) as exc:
             reply = {"error": f"worker template: {exc}"}
         finally:
@@ -563,14 +558,27 @@ def _zygote(worker, sock, closing):
         sock.send(json.dumps(reply).encode())
 
 
+def _forked_worker(worker, fds, closing):
+    """The pid of a worker forked from this process (the server or a template): ``_run_worker`` in the child."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _run_worker(worker, fds, closing)
+    return pid
+
+
+def _template_key(worker):
+    """Which template forks ``worker``: requests alike in folder, environment, module and preload share one."""
+    return json.dumps([worker.get("cwd"), worker.get("env"), worker.get("module"), worker["preload"]], sort_keys=True)
+
+
 def _template_for(worker, templates, closing):
     """The worker template (a socket to it) for requests like ``worker``, started on first use; None where the
-    request names no preload or the template could not start (the server then forks the worker itself)."""
+    template could not start (the server then forks the worker itself)."""
     import socket
 
-    if not isinstance(worker.get("preload"), str):
-        return None
-    key = json.dumps([worker.get("cwd"), worker.get("env"), worker.get("module"), worker["preload"]], sort_keys=True)
+    key = _template_key(worker)
     if key not in templates:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         sys.stdout.flush()
@@ -594,7 +602,7 @@ def _fork_worker(worker, fds, templates, closing):
     """The pid of a new worker: forked from its template where there is one, else from the server."""
     import socket
 
-    template = _template_for(worker, templates, closing)
+    template = _template_for(worker, templates, closing) if isinstance(worker.get("preload"), str) else None
     if template is not None:
         try:
             socket.send_fds(template, [json.dumps(worker).encode()], fds)
@@ -604,13 +612,8 @@ def _fork_worker(worker, fds, templates, closing):
         except (OSError, ValueError):
             pass
         template.close()  # it failed once: the rest are forked here
-        templates[next(k for k, t in templates.items() if t is template)] = None
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        _run_worker(worker, fds, closing)
-    return pid
+        templates[_template_key(worker)] = None
+    return _forked_worker(worker, fds, closing)
 
 
 def serve_shared(path):
