@@ -248,18 +248,25 @@ def _preload_rows(gb, notebook, assignment, student):
             found[name] = row
         return found, twice
 
-    here, cls = (notebook, assignment, student), type(gb)
     for method, kind, cell in (("find_grade", Grade, GradeCell), ("find_comment", Comment, SolutionCell)):
         (first, twice), (tasks, twice_tasks) = rows(kind, cell), rows(kind, TaskCell)
+        unsure = twice | twice_tasks
+        _answer_here(gb, method, (notebook, assignment, student),
+                     lambda name, first=first, tasks=tasks, unsure=unsure:
+                     None if name in unsure else first.get(name, tasks.get(name)))
 
-        def find(name, *where, _first=first, _tasks=tasks, _unsure=twice | twice_tasks, _method=getattr(cls, method)):
-            if where == here and name not in _unsure:
-                hit = _first.get(name, _tasks.get(name))
-                if hit is not None:
-                    return hit
-            return _method(gb, name, *where)
 
-        setattr(gb, method, find)
+def _answer_here(gb, method, here, lookup):
+    """Make ``gb.<method>(name, *where)`` answer ``lookup(name)`` for the rows loaded ``here`` (``where == here``);
+    a name it does not hold (None), another notebook or a keyword call asks nbgrader's own query, which raises
+    what it raised."""
+    query = getattr(type(gb), method)
+
+    def find(name, *where, **kw):
+        hit = lookup(name) if where == here and not kw else None
+        return hit if hit is not None else query(gb, name, *where, **kw)
+
+    setattr(gb, method, find)
 
 
 def _preloaded_cells(original):
@@ -289,17 +296,8 @@ def _preloaded_cells(original):
                 # each kind in one query that loads its own columns (the notebook's cell list loads them one by one)
                 graded = {c.name: c for c in gb.db.query(TaskCell).filter(TaskCell.notebook_id == notebook.id)}
                 graded.update({c.name: c for c in gb.db.query(GradeCell).filter(GradeCell.notebook_id == notebook.id)})
-                cls = type(gb)
-
-                def find_source_cell(name, notebook, assignment):
-                    hit = sources.get(name) if (notebook, assignment) == here else None
-                    return hit if hit is not None else cls.find_source_cell(gb, name, notebook, assignment)
-
-                def find_graded_cell(name, notebook, assignment):
-                    hit = graded.get(name) if (notebook, assignment) == here else None
-                    return hit if hit is not None else cls.find_graded_cell(gb, name, notebook, assignment)
-
-                gb.find_source_cell, gb.find_graded_cell = find_source_cell, find_graded_cell
+                _answer_here(gb, "find_source_cell", here, sources.get)
+                _answer_here(gb, "find_graded_cell", here, graded.get)
         return original(self, cell, resources, cell_index)
 
     preprocess_cell._grading_preloaded = True
