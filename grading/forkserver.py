@@ -392,7 +392,11 @@ PREWARM = ("torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "IPython", 
            "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session", "psutil", "faulthandler",
            "matplotlib_inline.backend_inline",
            # what IPython's verbose traceback imports when a cell fails (most wrong answers' visible test does)
-           "stack_data", "pygments.formatters", "pygments.lexers.python")
+           "stack_data", "pygments.formatters", "pygments.lexers.python",
+           # what a shell imports at its first cell, traceback or object inspection (tests/test_grader_speedups.py
+           # lists what a shell still imports after this)
+           "IPython.core.completerlib", "IPython.core.logger", "IPython.core.magics.namespace", "IPython.core.oinspect",
+           "IPython.utils.wildcard", "pygments.styles.default", "torch._subclasses.schema_check_mode")
 
 
 def prewarm():
@@ -405,6 +409,34 @@ def prewarm():
     import torch
 
     torch.set_num_threads(1)
+    warm_tracebacks()
+
+
+WARM_UP_FILE = "/fork-server/warm-up-traceback.py"  # no such file: its source lives in linecache while it is formatted
+
+
+def warm_tracebacks():
+    """Format one exception as a kernel's cells are formatted (IPython's AutoFormattedTB with the shell's own
+    defaults: its theme, mode and offset), so that every kernel starts with what the first formatting in a process
+    builds and keeps: pygments' Python lexer (its regular expressions compiled per class), the theme's terminal
+    styles, stack_data's and IPython's imports. Most wrong answers fail a visible test, so most kernels format
+    one. Nothing of the warm-up stays where a kernel would see it: its source leaves linecache."""
+    import linecache
+
+    from IPython.core import ultratb
+    from IPython.core.interactiveshell import InteractiveShell
+
+    traits = InteractiveShell.class_traits()
+    source = "def warm_up(values):\n    return values[1] / 0\n\nwarm_up([1, 2])\n"
+    linecache.cache[WARM_UP_FILE] = (len(source), None, source.splitlines(True), WARM_UP_FILE)
+    try:
+        exec(compile(source, WARM_UP_FILE, "exec"), {})
+    except ZeroDivisionError:
+        formatter = ultratb.AutoFormattedTB(mode=traits["xmode"].default_value,
+                                            theme_name=traits["colors"].default_value, tb_offset=1)
+        formatter.structured_traceback(*sys.exc_info())
+    finally:
+        linecache.cache.pop(WARM_UP_FILE, None)
 
 
 def threads():

@@ -130,6 +130,25 @@ def _formatted_once(formatter):
     return structured_traceback
 
 
+def _flush_when_written(stream):
+    """``stream.flush`` (ipykernel's OutStream, sys.stdout or sys.stderr), without the trip to the IOPub thread when
+    nothing waits in the stream's buffers. ipykernel flushes both streams after every shell message, the grader's
+    calls included: each flush hands the thread a flush and an event and waits for it (two wake-ups of that thread,
+    four for a message), sending nothing when nothing was written. Whatever was written is still flushed, in
+    order: a write puts its text in ``_buffers`` before it returns, and the IOPub thread sends every message in
+    the order it was handed them, so the idle status still comes after the output. An echoing stream, or one of
+    another ipykernel whose buffers are not where this looks, is flushed as before."""
+    flush = stream.flush
+    if not isinstance(getattr(stream, "_buffers", None), dict):
+        return flush
+
+    def flush_when_written():
+        if stream._buffers or stream.echo is not None:
+            return flush()
+        return None
+    return flush_when_written
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
@@ -152,6 +171,8 @@ def launch(helpers):
             super().init_kernel()
             self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)
             self.kernel._publish_status = _quiet_for_grader_calls(self.kernel._publish_status, self.kernel)
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush = _flush_when_written(stream)
             tracebacks = self.kernel.shell.InteractiveTB
             tracebacks.structured_traceback = _formatted_once(tracebacks)
 

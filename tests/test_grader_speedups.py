@@ -10,7 +10,9 @@
   _wait_for_ready): a real kernel answers a cell right after it;
 - nbformat's validation of one output or cell (``validate(node, ref)``) is checked first by a compiled
   validator (grading/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
-- the kernel's logger makes no record its handler would drop (grading/kernel_harness.py).
+- the kernel's logger makes no record its handler would drop (grading/kernel_harness.py);
+- the kernel's stdout and stderr skip the IOPub thread's round trip when nothing was written, and send what was
+  written before their flush returns (grading/kernel_harness.py _flush_when_written).
 
 How much each saves is measured by benchmarks/grading_speed.py, not here.
 """
@@ -299,3 +301,132 @@ def test_a_cell_exception_is_formatted_once_with_the_same_lines(cell):
     (shown, kept, times), (shown_memo, kept_memo, times_memo) = results
     assert shown == shown_memo and kept == kept_memo and len(shown) == 2 and kept[0] == shown[0]
     assert times == 4 and times_memo == 2
+
+
+def _stream_on_a_real_iopub_thread():
+    """(an ipykernel OutStream on a running IOPubThread, the messages its session sent, the thread's scheduled
+    callbacks, stop)."""
+    import zmq
+    from ipykernel.iostream import IOPubThread, OutStream
+    from jupyter_client.session import Session
+
+    sent = []
+
+    class Recording(Session):
+        def send(self, stream, msg_or_type, content=None, *args, **kwargs):
+            sent.append(msg_or_type if content is None else content)  # OutStream sends a message it built
+
+    context = zmq.Context()
+    socket = context.socket(zmq.PUB)
+    socket.bind("inproc://iopub-test")
+    thread = IOPubThread(socket)
+    thread.start()
+    scheduled, schedule = [], thread.schedule
+    thread.schedule = lambda f: (scheduled.append(f), schedule(f))[1]
+    stream = OutStream(Recording(), thread, "stdout", watchfd=False)
+
+    def stop():
+        thread.stop()
+        thread.close()
+        context.term()
+    return stream, sent, scheduled, stop
+
+
+def test_an_unwritten_stream_skips_the_iopub_thread_and_a_written_one_is_sent_before_its_flush_returns():
+    stream, sent, scheduled, stop = _stream_on_a_real_iopub_thread()
+    try:
+        assert stream.echo is None
+        flush = kernel_harness._flush_when_written(stream)
+        stream.flush()  # ipykernel's own: a flush and an event handed to the thread, nothing to send
+        assert len(scheduled) == 2 and sent == []
+        flush()
+        assert len(scheduled) == 2 and sent == []  # nothing written: no trip to the thread
+        stream.write("first ")
+        stream.write("second\n")
+        flush()
+        assert [msg["content"]["text"] for msg in sent] == ["first second\n"]  # sent before flush returned
+        flush()
+        assert len(sent) == 1
+    finally:
+        stop()
+
+
+def test_a_stream_that_echoes_or_is_not_ipykernels_flushes_as_before():
+    import io
+
+    stream, sent, scheduled, stop = _stream_on_a_real_iopub_thread()
+    try:
+        stream.echo = io.StringIO()
+        kernel_harness._flush_when_written(stream)()
+        assert len(scheduled) == 2  # an echo is flushed by the thread: the round trip is kept
+    finally:
+        stop()
+    plain = io.StringIO()
+    assert kernel_harness._flush_when_written(plain) == plain.flush
+
+
+def test_a_grading_kernel_flushes_only_written_streams_and_its_output_arrives_whole():
+    from grading import sandbox
+
+    cells = ["import sys, json\nsys.stderr.write('to stderr'); sys.stderr.flush()\nprint('a', end='')\nprint('b')\n"
+             "print(json.dumps([sys.stdout.flush.__name__, sys.stderr.flush.__name__, sys.stdout.echo is None]))",
+             "import threading\nt = threading.Thread(target=lambda: print('from a thread'))\nt.start(); t.join()\n"
+             "print(json.dumps('last'))"]
+    first, last, _ = run_cells(cells, sandbox.ForkedSandboxedKernelManager)
+    assert first == ["flush_when_written", "flush_when_written", True]  # the kernel's streams do not echo
+    assert last == "last"
+
+
+def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
+    """The fork server formats one traceback before it forks kernels (grading/forkserver.py warm_tracebacks): a
+    shell's tracebacks after it are, line for line and colour for colour, those of a process that never warmed
+    up, and the warm-up's source is not left in linecache."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, linecache, sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "from grading import forkserver\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "if sys.argv[1] == 'warm':\n"
+            "    forkserver.warm_tracebacks()\n"
+            "shell = InteractiveShell.instance()\n"
+            "shown = []\n"
+            "shell._showtraceback = lambda etype, evalue, stb: shown.append(stb)\n"
+            "for cell in ['def verify_draft(p):\\n    return p[3] / 0\\nverify_draft([1])', '1 / 0',\n"
+            "             'import torch\\ntorch.ones(2) @ torch.ones(3)', 'x = (']:\n"
+            "    shell.run_cell(cell)\n"
+            "print(json.dumps([shown, forkserver.WARM_UP_FILE in linecache.cache]))\n")
+    runs = {how: json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
+                                           check=True, env=pipeline.env()).stdout.splitlines()[-1])
+            for how in ("cold", "warm")}
+    assert runs["warm"] == runs["cold"]
+    shown, left = runs["warm"]
+    assert len(shown) == 4 and not left
+    assert "\x1b[" in "".join(shown[0]) and "verify_draft" in "".join(shown[0])  # coloured, the cell's own frame
+
+
+def test_a_shell_imports_nothing_the_fork_server_could_have_imported_for_it():
+    """After the fork server's prewarm, a shell's cells (torch, a display, a traceback, an inspection, a quiz and
+    the number line) import only the course's own modules: what every kernel would import is imported once."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "from grading import forkserver\n"
+            "forkserver.prewarm()\n"
+            f"sys.path.insert(0, {str(ROOT / 'source' / ASSIGNMENT)!r})\n"
+            "before = set(sys.modules)\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "shell = InteractiveShell.instance()\n"
+            "for cell in ['import torch\\ntorch.ones(2)', '1 / 0', 'def f(a):\\n    return a\\nf?',\n"
+            "             'import spec_widgets\\nspec_widgets.quiz(\"m1_guess\")', 'spec_widgets.number_line()']:\n"
+            "    shell.run_cell(cell)\n"
+            "print(json.dumps(sorted(set(sys.modules) - before)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=pipeline.env())
+    imported = json.loads(out.stdout.splitlines()[-1])
+    assert "spec_widgets" in imported  # the cells ran
+    assert [m for m in imported if not m.startswith("spec_")] == []
