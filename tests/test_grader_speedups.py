@@ -377,17 +377,24 @@ def test_a_grading_kernel_flushes_only_written_streams_and_its_output_arrives_wh
     assert last == "last"
 
 
-def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
-    """The fork server formats one traceback before it forks kernels (grading/forkserver.py warm_tracebacks): a
-    shell's tracebacks after it are, line for line and colour for colour, those of a process that never warmed
-    up, and the warm-up's source is not left in linecache."""
+def _in_a_fresh_python(code, *args):
+    """What ``code`` prints last (as JSON), run in a new Python process with the grading package importable,
+    ``forkserver`` imported and ``sys.argv[1:]`` = ``args``: the fork server's warm-ups are per process."""
     import json
     import subprocess
     import sys
 
-    code = ("import json, linecache, sys\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "from grading import forkserver\n"
+    preamble = f"import json, sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom grading import forkserver\n"
+    out = subprocess.run([sys.executable, "-c", preamble + code, *args], capture_output=True, text=True, check=True,
+                         env=pipeline.env())
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
+    """The fork server formats one traceback before it forks kernels (grading/forkserver.py warm_tracebacks): a
+    shell's tracebacks after it are, line for line and colour for colour, those of a process that never warmed
+    up, and the warm-up's source is not left in linecache."""
+    code = ("import linecache\n"
             "from IPython.core.interactiveshell import InteractiveShell\n"
             "if sys.argv[1] == 'warm':\n"
             "    forkserver.warm_tracebacks()\n"
@@ -398,9 +405,7 @@ def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
             "             'import torch\\ntorch.ones(2) @ torch.ones(3)', 'x = (']:\n"
             "    shell.run_cell(cell)\n"
             "print(json.dumps([shown, forkserver.WARM_UP_FILE in linecache.cache]))\n")
-    runs = {how: json.loads(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True,
-                                           check=True, env=pipeline.env()).stdout.splitlines()[-1])
-            for how in ("cold", "warm")}
+    runs = {how: _in_a_fresh_python(code, how) for how in ("cold", "warm")}
     assert runs["warm"] == runs["cold"]
     shown, left = runs["warm"]
     assert len(shown) == 4 and not left
@@ -410,23 +415,15 @@ def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
 def test_a_shell_imports_nothing_the_fork_server_could_have_imported_for_it():
     """After the fork server's prewarm, a shell's cells (torch, a display, a traceback, an inspection, a quiz and
     the number line) import only the course's own modules: what every kernel would import is imported once."""
-    import json
-    import subprocess
-    import sys
-
-    code = ("import json, sys\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "from grading import forkserver\n"
-            "forkserver.prewarm()\n"
-            f"sys.path.insert(0, {str(ROOT / 'source' / ASSIGNMENT)!r})\n"
-            "before = set(sys.modules)\n"
-            "from IPython.core.interactiveshell import InteractiveShell\n"
-            "shell = InteractiveShell.instance()\n"
-            "for cell in ['import torch\\ntorch.ones(2)', '1 / 0', 'def f(a):\\n    return a\\nf?',\n"
-            "             'import spec_widgets\\nspec_widgets.quiz(\"m1_guess\")', 'spec_widgets.number_line()']:\n"
-            "    shell.run_cell(cell)\n"
-            "print(json.dumps(sorted(set(sys.modules) - before)))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=pipeline.env())
-    imported = json.loads(out.stdout.splitlines()[-1])
+    imported = _in_a_fresh_python(
+        "forkserver.prewarm()\n"
+        f"sys.path.insert(0, {str(ROOT / 'source' / ASSIGNMENT)!r})\n"
+        "before = set(sys.modules)\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "for cell in ['import torch\\ntorch.ones(2)', '1 / 0', 'def f(a):\\n    return a\\nf?',\n"
+        "             'import spec_widgets\\nspec_widgets.quiz(\"m1_guess\")', 'spec_widgets.number_line()']:\n"
+        "    shell.run_cell(cell)\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))\n")
     assert "spec_widgets" in imported  # the cells ran
     assert [m for m in imported if not m.startswith("spec_")] == []
