@@ -128,11 +128,16 @@ def _stream(kind, n):
     return have
 
 
+_KINDS = {}  # mistakes: the generator mistake among them, or "" (models are run thousands of times per set)
+
+
 def _generator(mistakes):
     """The draws of a generator the checks do not script, seeded as the kernel seeds it for each call (the
     mistakes "python_random", "numpy_random", "torch_unscripted"), or None."""
-    kind = next((k for k in _GENERATORS if k in mistakes), None)
+    kind = _KINDS.get(mistakes)
     if kind is None:
+        kind = _KINDS[mistakes] = next((k for k in _GENERATORS if k in mistakes), "")
+    if not kind:
         return None
     position = 0
 
@@ -145,19 +150,20 @@ def _generator(mistakes):
 
 
 def _rows(case):
-    """(target rows, draft rows) of ``case`` as lists of floats, made once per case (the models read them often)."""
+    """(target rows, draft rows, draft token ids) of ``case`` as lists, made once per case (the models read them
+    thousands of times)."""
     rows = getattr(case, "_rules23_rows", None)
     if rows is None:
-        rows = case._rules23_rows = (case.target_probs.tolist(), case.draft_probs.tolist())
+        rows = case._rules23_rows = (case.target_probs.tolist(), case.draft_probs.tolist(),
+                                     [int(t) for t in case.draft_tokens])
     return rows
 
 
 def model(case, draws, notebook, mistakes=frozenset()):
     """(tokens, draws asked for, error type) of the reference verify_draft with ``mistakes``. Notebook 01's
     reference stops at the first p < q with no draw (the given break); notebook 02's draws r there."""
-    draws, used = list(draws), 0
-    P, Q = _rows(case)
-    ids = [int(t) for t in case.draft_tokens]
+    draws, used = draws if type(draws) is list else list(draws), 0  # read, never changed
+    P, Q, ids = _rows(case)
     out = []
     rejected = False  # "flag": a rejection is remembered, and the loop goes on
     other = _generator(mistakes)
@@ -352,15 +358,22 @@ def _memo_model(case, draws, notebook, mistakes=frozenset()):
 
 def forget():
     """Drop every model run kept so far (a test that changes the models)."""
-    for memo in (_MODELLED, _GROUPED, _SAMPLED):
+    for memo in (_MODELLED, _GROUPED, _SAMPLED, _COMBOS):
         memo.clear()
 
 
+_COMBOS = {}  # the rules, as (name, mistakes) pairs: the combos made of them (about a thousand)
+
+
 def _combos(notebook):
-    """[(name, mistakes)]: every rule of ``notebook``, then every pair of them (named "a+b")."""
-    rules = _rules(notebook)
-    combos = [(name, frozenset(m)) for name, m in rules.items()]
-    return combos + [(f"{a}+{b}", frozenset(rules[a] | rules[b])) for a, b in itertools.combinations(rules, 2)]
+    """[(name, mistakes)]: every rule of ``notebook``, then every pair of them (named "a+b"); made once for the
+    same rules."""
+    singles = tuple((name, frozenset(m)) for name, m in _rules(notebook).items())
+    combos = _COMBOS.get(singles)
+    if combos is None:
+        combos = _COMBOS[singles] = list(singles) + [(f"{a}+{b}", ma | mb) for (a, ma), (b, mb)
+                                                     in itertools.combinations(singles, 2)]
+    return combos
 
 
 _GROUPED = {}  # (notebook, case, draws): the combos grouped by what their models give
