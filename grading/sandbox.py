@@ -403,7 +403,12 @@ class SandboxedKernelManager(HarnessKernelManager):
         self.connection_file = os.path.join(self.private_dir, "kernel.json")
 
     def _env(self):
-        return {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
+        from grading import speedups
+
+        env = {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
+        if not speedups.enabled():
+            env["SPEC_WIDGETS"] = "live"  # the old path's kernels make the lessons' widgets (spec_quiz.live)
+        return env
 
     def _files(self):
         return [(str(host), rel) for rel, host in self.sandbox_files.items()]

@@ -215,3 +215,38 @@ def run_cells(cells, manager_class=None, env=None, files=None):
     from grading import sandbox
 
     return asyncio.run(_run_cells(manager_class or sandbox.ForkedSandboxedKernelManager, cells, env, files))
+
+
+def shown(obj):
+    """The MIME bundle a kernel sends for ``obj`` as a cell's result (IPython's display formatter)."""
+    from IPython.core.formatters import DisplayFormatter
+
+    data, _ = DisplayFormatter().format(obj)
+    return data
+
+
+def page_of(data):
+    """The page the course makes of a notebook whose one cell gave ``data`` (a MIME bundle): nbconvert's HTML
+    exporter with the course's nbgrader_config.py (its sanitiser and MIME priority), as the formgrader's view of a
+    submission and the feedback page render every cell."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    result = nbformat.v4.new_output("execute_result", data=data, execution_count=1)
+    cell = nbformat.v4.new_code_cell("shown()", id="the-cell", execution_count=1, outputs=[result])
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    return HTMLExporter(config=config).from_notebook_node(nb)[0]
+
+
+def made_while_grading(monkeypatch, live_function, make):
+    """(what ``make()`` shows live, what it shows while nbgrader runs the notebook, the widgets made then);
+    ``live_function``: the spec_quiz.live that ``make`` calls (each assignment's folder has its copy)."""
+    from ipywidgets.widgets.widget import _instances  # every widget made and not closed, by model id
+
+    live = shown(make())
+    monkeypatch.setitem(live_function.__globals__, "AUTOGRADING", True)
+    before = set(_instances)
+    static = shown(make())
+    return live, static, set(_instances) - before

@@ -208,9 +208,11 @@ def test_cold_and_forked_kernels_give_the_same_gradebook(graded_course, cold_gra
 
 
 def test_the_speed_ups_leave_every_feedback_page_byte_for_byte_the_same(graded_course, cold_graded_course):
-    """Fork server, frozen heap, no kernel history, cached schemas, shared engine, one validation: none of it
-    shows. The old path's pages (cold kernels, GRADER_NO_SPEEDUPS=1) against the shared course's."""
+    """Fork server, frozen heap, no kernel history, cached schemas, shared engine, one validation, the widgets'
+    static pictures while grading: none of it shows. The old path's pages (cold kernels, GRADER_NO_SPEEDUPS=1,
+    the lessons' live widgets) against the shared course's."""
     root, _ = cold_graded_course
+    assert _widget_views(root) and not _widget_views(graded_course.root)  # each path made what it says
     # The fault submissions are left out: their pages show where a stop landed (the line an interrupt hit, whether a
     # killed kernel had counted its cell), which no two gradings share on any path; their grades are compared above.
     students = [s for s in grade.students(root) if not s.startswith("faults-")]
@@ -225,6 +227,13 @@ def test_the_speed_ups_leave_every_feedback_page_byte_for_byte_the_same(graded_c
     differ = sorted(str(p) for p in pages - stopped
                     if _unseeded_draw_masked(root / p) != _unseeded_draw_masked(graded_course.root / p))
     assert not differ, differ
+
+
+def _widget_views(root):
+    """How many widget outputs the autograded Level 23 notebooks under ``root`` hold."""
+    return sum("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+               for nb in (root / "autograded").glob(f"*/{ASSIGNMENT}/*.ipynb")
+               for c in json.loads(nb.read_text())["cells"] for o in c.get("outputs", ()))
 
 
 def _stopped(page):

@@ -13,7 +13,6 @@ notebooks run unattended under nbgrader (which sets NBGRADER_EXECUTION).
 """
 
 import html
-import os
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -22,9 +21,7 @@ from dataclasses import dataclass
 import spec_quiz
 from spec_checks import VISIBLE_DRAWS, ScriptedRand, run_verify, visible_case  # noqa: F401 (visible_case: for the notebooks)
 
-from spec_quiz import Feedback, with_fallback  # noqa: F401 (Feedback: what grade_choice returns)
-
-AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+from spec_quiz import AUTOGRADING, Feedback, live  # noqa: F401 (Feedback: what grade_choice returns)
 
 # --------------------------------------------------------------------------- quizzes
 
@@ -406,10 +403,9 @@ class NumberLine:
 
 def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
-    line = NumberLine(p, q, r)
     static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
-              f"{number_line_svg(line.verdict)}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
-    return with_fallback(line.widget, static)
+              f"{number_line_svg(acceptance(p, q, r))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
+    return live(lambda: NumberLine(p, q, r).widget, static)
 
 
 # --------------------------------------------------------------------------- replay

@@ -13,14 +13,12 @@ is skipped: it is not graded, and the student's Python loop would spend seconds 
 """
 
 import itertools
-import os
 from dataclasses import dataclass
 
 import torch
 
 from spec_checks import SAMPLE_BUDGET_SECONDS, chi_square, seeded, time_budget, tv_distance
-
-AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+from spec_quiz import AUTOGRADING
 
 # p(next | previous): the target strongly prefers "previous + 1"; the draft is flatter.
 MARKOV_P = [[0.15, 0.65, 0.20], [0.20, 0.15, 0.65], [0.65, 0.20, 0.15]]

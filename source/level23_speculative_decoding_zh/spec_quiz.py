@@ -6,10 +6,18 @@ when a copy drifts).
 
     grade_choice(quizzes, quiz_id, index) -> Feedback   # plain logic, tested without a display
     quiz(quizzes, quiz_id)                              # the widget, with a static fallback
+    live(make_widget, fallback_html)                    # a widget, or its static picture while grading
 """
 
 import html
+import os
 from dataclasses import dataclass
+
+# nbgrader runs the notebook (autograde, or the student's Validate button): nobody is looking.
+AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+# The grader's old path (GRADER_NO_SPEEDUPS=1) asks for the widgets while grading all the same, so that a test
+# can compare its pages with the static pictures' (tests/test_forked_kernels.py).
+LIVE_WHILE_GRADING = os.environ.get("SPEC_WIDGETS") == "live"
 
 # ---------------------------------------------------------------- text: BEGIN TEXT
 # This edition's text, written by `python -m grading.build` from lessons/i18n/level23_speculative_decoding_zh.py: edit it there.
@@ -57,6 +65,26 @@ def with_fallback(widget, fallback_html):
     return widget
 
 
+class Static:
+    """A widget's static picture, shown in its place: the same text/html, and no widget."""
+
+    def __init__(self, fallback_html):
+        self.html = fallback_html
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": "[a widget: run this cell in JupyterLab]", "text/html": self.html}
+
+
+def live(make_widget, fallback_html):
+    """``make_widget()`` with ``fallback_html`` for viewers without widgets (``with_fallback``); while nbgrader
+    runs the notebook, only that static picture. Nobody moves a slider then, and the pages made from the graded
+    notebook (feedback, formgrader) show a widget's text/html and nothing else of it, so they come out the same.
+    A widget would cost the kernel and the grader a message for each of its parts (a quiz has eleven)."""
+    if AUTOGRADING and not LIVE_WHILE_GRADING:
+        return Static(fallback_html)
+    return with_fallback(make_widget(), fallback_html)
+
+
 def quiz_html(quizzes, quiz_id):
     """The quiz as static HTML: the question and its options (answers need the live widget)."""
     spec = quizzes[quiz_id]
@@ -67,6 +95,10 @@ def quiz_html(quizzes, quiz_id):
 
 def quiz(quizzes, quiz_id):
     """A multiple-choice quiz: no option preselected, feedback on every choice."""
+    return live(lambda: _quiz_widget(quizzes, quiz_id), quiz_html(quizzes, quiz_id))
+
+
+def _quiz_widget(quizzes, quiz_id):
     import ipywidgets as widgets
 
     spec = quizzes[quiz_id]
@@ -83,7 +115,7 @@ def quiz(quizzes, quiz_id):
     box = widgets.VBox([widgets.HTML(f"<b>{html.escape(spec['question'])}</b>"), choice, verdict])
     box.add_class("spec-quiz")
     box.add_class(f"spec-quiz-{quiz_id}")
-    return with_fallback(box, quiz_html(quizzes, quiz_id))
+    return box
 
 
 def feedback_html(feedback, pending=False):

@@ -22,9 +22,7 @@ import torch
 import spec_quiz
 from spec_checks import (LESSON_P, LESSON_Q, Case, chi_square, expected_speedup,  # noqa: F401 (for the notebooks)
                          expected_tokens_per_call, lesson_case, tv_distance)
-from spec_quiz import Feedback, with_fallback  # noqa: F401 (Feedback: what grade_choice returns)
-
-AUTOGRADING = bool(os.environ.get("NBGRADER_EXECUTION"))
+from spec_quiz import AUTOGRADING, Feedback, live  # noqa: F401 (Feedback: what grade_choice returns)
 
 # --------------------------------------------------------------------------- quizzes
 
@@ -464,10 +462,9 @@ class SpeedUp:
 
 def speedup_widget(alpha=0.75, k=4, c=0.05):
     """The interactive speed-up curve."""
-    widget = SpeedUp(alpha, k, c)
-    static = (f"<div class='spec-speedup-static'>{speedup_svg(widget.view)}"
+    static = (f"<div class='spec-speedup-static'>{speedup_svg(speedup_view(alpha, k, c))}"
               f"<p><i>{html.escape(TEXT['speedup_static'])}</i></p></div>")
-    return with_fallback(widget.widget, static)
+    return live(lambda: SpeedUp(alpha, k, c).widget, static)
 
 
 BEST_K_COSTS = (0.01, 0.02, 0.05, 0.1, 0.3)
