@@ -569,6 +569,8 @@ def _zygote(worker, sock, closing):
         sys.path[:] = [worker["cwd"], *BASE_PATH]
         module, _, function = worker["preload"].partition(":")
         getattr(importlib.import_module(module), function)()
+        gc.collect()
+        gc.freeze()  # what the preload made is never walked by a worker's collections (as the server's, for kernels)
         if threads() != 1:
             raise RuntimeError(f"the worker template has {threads()} threads after its preload; forking is unsafe")
         sock.send(b'{"ready": 1}')

@@ -310,10 +310,13 @@ def apply():
     from nbgrader.nbgraderformat import common
     from nbgrader.preprocessors import OverwriteCells
 
+    from grading import kernel_harness
+
     if not getattr(OverwriteCells.preprocess_cell, "_grading_preloaded", False):
         OverwriteCells.preprocess_cell = _preloaded_cells(OverwriteCells.preprocess_cell)
 
     common.jsonschema = _JsonSchema
+    kernel_harness.read_dates_sooner()  # the dates of every message the grader reads, as its kernels read them
     if not getattr(nbbase.validate, "_grading_fast", False):
         nbbase.validate = _fast_ref_validate(nbbase.validate)
     if enabled():

@@ -427,3 +427,61 @@ def test_a_shell_imports_nothing_the_fork_server_could_have_imported_for_it():
         "print(json.dumps(sorted(set(sys.modules) - before)))\n")
     assert "spec_widgets" in imported  # the cells ran
     assert [m for m in imported if not m.startswith("spec_")] == []
+
+
+def _date_strings():
+    """Header dates as both sides write them, and strings around that shape: other lengths, offsets, separators,
+    out-of-range fields, non-ASCII digits, and strings that are not dates."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from jupyter_client.jsonutil import json_default
+    from jupyter_client.session import utcnow
+
+    rng = random.Random(24)
+    out = [json_default(utcnow()), "2026-12-03T14:45:32.087003Z", "2026-12-03T14:45:32.087003", "2026-12-03",
+           "2026-12-03T14:45:32Z", "2026-12-03T14:45:32.0870Z", "2026-12-03T14:45:32.087003+01:00",
+           "2026-13-03T14:45:32.087003Z", "2026-02-30T14:45:32.087003Z", "2026-12-03T24:00:00.000000Z",
+           "2026-12-03T23:59:60.000000Z", "2026-12-03 14:45:32.087003Z", "２０２６-12-03T14:45:32.087003Z",
+           "0000-01-01T00:00:00.000000Z", "abcdefghijklmnopqrstuvwxyz!", "5.4", "", "execute_request"]
+    for _ in range(300):
+        moment = datetime(2000, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=rng.uniform(0, 2e9))
+        text = json_default(moment)
+        out.append(text)
+        k = rng.randrange(len(text))
+        out.append(text[:k] + rng.choice("0123456789:-.TZ+ x") + text[k + 1:])  # one character changed
+    return out
+
+
+def test_the_sooner_dates_are_what_jupyter_client_reads():
+    import warnings
+
+    from jupyter_client import jsonutil
+
+    from grading.kernel_harness import dates_reader
+
+    parse_date, extract_dates = dates_reader()
+    strings = _date_strings()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # a naive date is read as local time, with a warning
+        for s in strings:
+            outcomes = []
+            for parse in (jsonutil.parse_date, parse_date):
+                try:
+                    value = parse(s)
+                    outcomes.append((type(value), value, repr(getattr(value, "tzinfo", None))))
+                except Exception as exc:  # noqa: BLE001 - what each raised is compared
+                    outcomes.append((type(exc), str(exc)))
+            assert outcomes[0] == outcomes[1], s
+        header = {"msg_id": "a", "date": strings[0], "version": "5.4", "nested": [{"when": strings[1]}, (strings[2],)]}
+        assert extract_dates(header) == jsonutil.extract_dates(header) and header["date"] == strings[0]
+
+
+def test_the_grader_and_a_grading_kernel_read_dates_sooner():
+    from jupyter_client import session
+
+    speedups.apply()
+    assert session.extract_dates.__qualname__ == "dates_reader.<locals>.extract_dates"
+    [kernels] = run_cells(["from jupyter_client import session; import json\n"
+                           "print(json.dumps(session.extract_dates.__qualname__))"])[:1]
+    assert kernels == "dates_reader.<locals>.extract_dates"
