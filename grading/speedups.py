@@ -73,6 +73,7 @@ def sqlite_pragmas(dbapi_connection, _record=None):
 
 
 _ENGINES = {}  # (SQLite URL, the file's device and inode): the engine every Gradebook of this process uses
+_COURSES = set()  # (that key, course id): a course whose row this process has found or made in that file
 
 
 def _sqlite_file(db_url):
@@ -93,7 +94,8 @@ def _shared_gradebook_init(original):
     starts empty every time: profiled, that was most of the gradebook's share of a worker's time. Here the
     first Gradebook of a file does what nbgrader does; later ones of the same file (the same device and inode:
     a gradebook deleted or replaced gets a fresh engine) reuse its engine, whose tables exist, and run the rest
-    of nbgrader's __init__ (a session, check_course). PostgreSQL and in-memory URLs are left to nbgrader."""
+    of nbgrader's __init__ (a session; check_course once per course and file, not at each of the eight Gradebooks
+    a notebook opens). PostgreSQL and in-memory URLs are left to nbgrader."""
     import functools
 
     @functools.wraps(original)
@@ -118,11 +120,15 @@ def _shared_gradebook_init(original):
                 for old in [k for k in _ENGINES if k[0] == db_url]:
                     _ENGINES.pop(old).dispose()
                 _ENGINES[key] = self.engine
+                _COURSES.add((key, course_id))
             return
-        # nbgrader's __init__ after the tables are made (nbgrader/api.py, 0.9.6)
+        # nbgrader's __init__ after the tables are made (nbgrader/api.py, 0.9.6); its check_course (find or make
+        # the course's row, a query and a commit) once per course and file: rows are never removed while grading
         self.engine = engine
         self.db = scoped_session(sessionmaker(autoflush=True, bind=self.engine, future=True))
-        self.check_course(course_id=course_id)
+        if (key, course_id) not in _COURSES:
+            self.check_course(course_id=course_id)
+            _COURSES.add((key, course_id))
         self.course_id = course_id
         self.authenticator = authenticator
 

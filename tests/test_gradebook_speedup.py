@@ -72,3 +72,34 @@ def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(tmp_
     with speedups_switched(False):
         with Gradebook(url) as off, Gradebook(url) as off_too:
             assert off.engine is not off_too.engine
+
+
+def test_a_course_row_is_checked_once_per_course_and_gradebook_file(tmp_path, monkeypatch):
+    import sys
+    from pathlib import Path
+
+    from nbgrader.api import Course, Gradebook
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # nbgrader runs alembic
+    speedups.apply()
+    checked = []
+    original = Gradebook.check_course
+    monkeypatch.setattr(Gradebook, "check_course", lambda self, course_id="default_course", **kw: (
+        checked.append(course_id), original(self, course_id, **kw))[1])
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with speedups_switched(True):
+        for course in ("level23", "level23", "level24", "level23"):
+            with Gradebook(url, course_id=course):
+                pass
+        assert checked == ["level23", "level24"]
+        with Gradebook(url) as gb:
+            assert sorted(c.id for c in gb.db.query(Course)) == ["default_course", "level23", "level24"]
+        (tmp_path / "gradebook.db").unlink()  # a new file: its course row is made again
+        for extra in ("gradebook.db-wal", "gradebook.db-shm"):
+            (tmp_path / extra).unlink(missing_ok=True)
+        with Gradebook(url, course_id="level23") as gb:
+            assert [c.id for c in gb.db.query(Course)] == ["level23"]
+    with speedups_switched(False):  # the old path checks at every Gradebook
+        checked.clear()
+        with Gradebook(url, course_id="level23"), Gradebook(url, course_id="level23"):
+            assert checked == ["level23", "level23"]
