@@ -253,6 +253,13 @@ def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, s
         _stop(proc)
         if student is None:
             failed_starts.append(reason)
+            then = "no more are tried" if len(failed_starts) >= 3 else "another takes its place"
+            note = f"A grading worker did not start: {reason}; {then}.\n"
+            if hasattr(log_file, "write"):  # after what the worker itself wrote there
+                log_file.write(note)
+                log_file.flush()
+            if echo:
+                sys.stderr.write("\n" + note + ("(what it printed is in the log)\n" if hasattr(log_file, "write") else ""))
             if len(failed_starts) >= 3:
                 while queue:
                     results[queue.pop(0)] = f"no grading worker could start: {reason}"

@@ -68,3 +68,22 @@ def test_report_counts_failures_per_check():
     rows = report.failures(table, {("02_reject_and_break", "x"): "the x check"})
     assert rows[0] == ("02_reject_and_break", "x", 2, 2, "the x check")
     assert rows[1][:4] == ("02_reject_and_break", "y", 1, 2)
+
+
+def test_workers_that_cannot_start_are_reported_with_their_reason(tmp_path, capsys):
+    """A course whose config breaks every worker at start-up: each failed start is said, in the log and on stderr,
+    with what the worker printed in the log; after three, the students left are listed as not graded, saying why."""
+    course = make_class(tmp_path / "course")
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    (course / "nbgrader_config.py").write_text("raise RuntimeError('a broken course config')\n")
+    log = tmp_path / "grade.log"
+    results = grade.run_workers(course, grade.students(course), 2, grade.default_db_url(course), echo=True,
+                                log=str(log))
+    assert set(results) == set(grade.students(course))
+    assert all(why.startswith("no grading worker could start: its grading process stopped") for why in results.values())
+    text = log.read_text()
+    assert "a broken course config" in text  # what the worker printed
+    notes = [line for line in text.splitlines() if line.startswith("A grading worker did not start: ")]
+    assert len(notes) >= 3 and all("its grading process stopped" in note for note in notes)  # two workers at a time
+    assert "another takes its place" in notes[0] and notes[-1].endswith("no more are tried.")
+    assert capsys.readouterr().err.count("A grading worker did not start") == len(notes)
