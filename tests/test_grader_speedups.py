@@ -485,3 +485,50 @@ def test_the_grader_and_a_grading_kernel_read_dates_sooner():
     [kernels] = run_cells(["from jupyter_client import session; import json\n"
                            "print(json.dumps(session.extract_dates.__qualname__))"])[:1]
     assert kernels == "dates_reader.<locals>.extract_dates"
+
+
+def test_a_warmed_helper_source_changes_no_traceback_and_an_edited_copy_gets_its_own(tmp_path):
+    """The fork server builds stack_data's Source of each helper module for the path a kernel reads it from
+    (grading/forkserver.py warm_source): a shell's traceback through spec_checks is, colours included, that of a
+    process that never warmed it, and uses the warmed Source; a student's edited copy shows its own lines."""
+    original = (ROOT / "source" / ASSIGNMENT / "spec_checks.py").read_bytes()
+    edited = original.replace(b"def check(run, ", b"# an edited line\ndef check(run, ", 1)
+    assert edited != original
+    code = ("import stack_data\n"
+            "from IPython.core.interactiveshell import InteractiveShell\n"
+            "folder, how = sys.argv[1], sys.argv[2]\n"
+            "path = folder + '/spec_checks.py'\n"
+            "if how == 'warm':\n"
+            f"    forkserver.warm_source(path, open({str(ROOT / 'source' / ASSIGNMENT / 'spec_checks.py')!r}, 'rb').read())\n"
+            "    warmed = stack_data.Source._class_local('__source_cache_with_lines', {}).copy()\n"
+            "sys.path.insert(0, folder)\n"
+            "shell = InteractiveShell.instance()\n"
+            "shown = []\n"
+            "shell._showtraceback = lambda etype, evalue, stb: shown.append(stb)\n"
+            "shell.run_cell('import spec_checks\\n'\n"
+            "               'run = spec_checks.run_verify(lambda d, t, k: [10, 20, 30], spec_checks.visible_case(),'\n"
+            "               ' draws=spec_checks.VISIBLE_DRAWS)\\nspec_checks.check(run, [10, 20], 2)')\n"
+            "used = stack_data.Source.for_filename(path)\n"
+            "print(json.dumps([shown, how == 'warm' and any(s is used for s in warmed.values())]))\n")
+    runs = {}
+    for name, data in (("same", original), ("edited", edited)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "spec_checks.py").write_bytes(data)
+        runs[name] = {how: _in_a_fresh_python(code, str(folder), how) for how in ("cold", "warm")}
+    for name in runs:
+        (cold, _), (warm, _) = runs[name]["cold"], runs[name]["warm"]
+        assert warm == cold and len(warm) == 1 and "\x1b[" in "".join(warm[0]), name  # one coloured traceback
+    assert runs["same"]["warm"][1] and not runs["edited"]["warm"][1]  # the warmed Source, and only for its lines
+
+
+def test_a_forked_kernel_starts_with_its_helpers_sources_built():
+    """The real path: a forked, sandboxed kernel finds the Sources of its folder's helper modules already built,
+    and the one for spec_checks.py is what its own file reads as."""
+    [(names, used)] = run_cells([
+        "import json, stack_data, spec_checks\n"
+        "built = stack_data.Source._class_local('__source_cache_with_lines', {})\n"
+        "names = sorted({name.rsplit('/', 1)[-1] for name, _ in built})\n"
+        "print(json.dumps([names, any(s is stack_data.Source.for_filename(spec_checks.__file__) for s in built.values())]))"
+    ])[:1]
+    assert {"spec_checks.py", "spec_widgets.py", "spec_quiz.py"} <= set(names) and used
