@@ -240,13 +240,16 @@ def page_of(data):
     return HTMLExporter(config=config).from_notebook_node(nb)[0]
 
 
-def made_while_grading(monkeypatch, live_function, make):
-    """(what ``make()`` shows live, what it shows while nbgrader runs the notebook, the widgets made then);
-    ``live_function``: the spec_quiz.live that ``make`` calls (each assignment's folder has its copy)."""
+def static_while_grading(monkeypatch, live_function, make):
+    """What ``make()`` shows while nbgrader runs the notebook is only the static picture of what it shows live: the
+    same text/html, no widget made, and the same page made of it. ``live_function``: the spec_quiz.live that
+    ``make`` calls (each assignment's folder has its copy)."""
     from ipywidgets.widgets.widget import _instances  # every widget made and not closed, by model id
 
     live = shown(make())
     monkeypatch.setitem(live_function.__globals__, "AUTOGRADING", True)
     before = set(_instances)
     static = shown(make())
-    return live, static, set(_instances) - before
+    assert "application/vnd.jupyter.widget-view+json" in live and set(_instances) == before
+    assert set(static) == {"text/plain", "text/html"} and static["text/html"] == live["text/html"]
+    assert page_of(static) == page_of(live)
