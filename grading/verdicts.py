@@ -192,7 +192,8 @@ def trusted_helpers(path):
     kept = _HELPERS.get(real)
     if kept is not None and kept[0] == text and speedups.enabled():
         return kept[1]
-    module = load_private(real, "_trusted_helpers")
+    load = lambda: load_private(real, "_trusted_helpers")  # noqa: E731
+    module = speedups.loaded_and_frozen(load) if speedups.enabled() else load()
     _HELPERS[real] = (text, module)
     return module
 

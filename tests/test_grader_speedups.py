@@ -532,3 +532,43 @@ def test_a_forked_kernel_starts_with_its_helpers_sources_built():
         "print(json.dumps([names, any(s is stack_data.Source.for_filename(spec_checks.__file__) for s in built.values())]))"
     ])[:1]
     assert {"spec_checks.py", "spec_widgets.py", "spec_quiz.py"} <= set(names) and used
+
+
+def test_imports_run_with_the_collector_paused_and_are_then_frozen():
+    import gc
+
+    from grading.forkserver import imported_then_frozen
+
+    seen, before = [], gc.get_freeze_count()
+    made = imported_then_frozen(lambda: (seen.append(gc.isenabled()), [[i] for i in range(1000)])[1])
+    assert seen == [False] and gc.isenabled()
+    assert gc.get_freeze_count() >= before + 1000 and len(made) == 1000  # the load's objects are frozen
+    with pytest.raises(ZeroDivisionError):
+        imported_then_frozen(lambda: 1 / 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a collector the caller had paused stays paused
+        imported_then_frozen(lambda: None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.unfreeze()  # this test process's heap, as it was for the tests after it
+
+
+def test_grading_processes_and_kernels_start_from_a_frozen_heap():
+    """A forked kernel's heap is the fork server's, frozen, with its collector on; the grader freezes its own once
+    it has loaded the course's helpers (their imports: torch), and not on the old path (GRADER_NO_SPEEDUPS=1)."""
+    [(frozen, enabled)] = run_cells(["import gc, json; print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))"])[:1]
+    assert frozen > 100_000 and enabled
+    code = ("import gc\n"
+            "from grading import verdicts\n"
+            f"verdicts.trusted_helpers({str(ROOT / 'source' / ASSIGNMENT / 'spec_checks.py')!r})\n"
+            "print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))\n")
+    frozen, enabled = _in_a_fresh_python(code)
+    assert frozen > 100_000 and enabled
+    import os
+    os.environ[speedups.OFF_ENV] = "1"
+    try:
+        assert _in_a_fresh_python(code) == [0, True]
+    finally:
+        del os.environ[speedups.OFF_ENV]
