@@ -325,6 +325,7 @@ def precompile(request):
             COMPILED[(hashlib.sha256(data).digest(), target)] = code
             _COMPILED_FROM[(path, target)] = (st.st_mtime_ns, st.st_size)
             warm_source(target, data)
+            gc.freeze()  # what was just built (code, a Source: some ten thousand objects) is walked by no kernel
 
 
 def warm_source(target, data):
