@@ -253,7 +253,8 @@ def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, s
         _stop(proc)
         if student is None:
             failed_starts.append(reason)
-            then = "no more are tried" if len(failed_starts) >= 3 else "another takes its place"
+            then = ("no more are tried" if len(failed_starts) >= 3 else "another takes its place"
+                    if queue and len(busy) < workers else "the workers running carry on")
             note = f"A grading worker did not start: {reason}; {then}.\n"
             if hasattr(log_file, "write"):  # after what the worker itself wrote there
                 log_file.write(note)

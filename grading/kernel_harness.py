@@ -178,8 +178,11 @@ def dates_reader():
         return jsonutil.parse_date(s)
 
     def extract_dates(obj):
-        if isinstance(obj, dict):
-            return {k: extract_dates(v) for k, v in obj.items()}
+        if isinstance(obj, dict):  # a loop, not a comprehension (a frame of its own): as deep as jupyter_client's
+            new_obj = {}
+            for k, v in obj.items():
+                new_obj[k] = extract_dates(v)
+            return new_obj
         if isinstance(obj, list | tuple):
             return [extract_dates(o) for o in obj]
         if isinstance(obj, str):

@@ -475,6 +475,18 @@ def test_the_sooner_dates_are_what_jupyter_client_reads():
             assert outcomes[0] == outcomes[1], s
         header = {"msg_id": "a", "date": strings[0], "version": "5.4", "nested": [{"when": strings[1]}, (strings[2],)]}
         assert extract_dates(header) == jsonutil.extract_dates(header) and header["date"] == strings[0]
+    for depth in (300, 600, 900, 1200, 5000):  # a kernel's hostile header, nested: read as deep as before, or refused alike
+        nested = strings[0]
+        for _ in range(depth):
+            nested = {"d": nested}
+        outcomes = []
+        for extract in (jsonutil.extract_dates, extract_dates):
+            try:
+                outcomes.append(extract(nested))
+            except RecursionError:
+                outcomes.append(RecursionError)
+        assert outcomes[0] == outcomes[1], depth
+    assert outcomes[0] is RecursionError  # the deepest: refused by both
 
 
 def test_the_grader_and_a_grading_kernel_read_dates_sooner():

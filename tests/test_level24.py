@@ -410,3 +410,13 @@ def test_generation_summary_gives_the_standard_error_and_times_nothing():
     assert sum(gen.per_step) == gen.tokens and len(gen.per_step) == gen.steps
     assert 0.03 < gen.standard_error < 0.2
     assert "measured" not in " ".join(lines) and "not timed" in lines[2] and "standard error" in lines[1]
+
+
+@pytest.mark.parametrize("alpha,k,c", [(0.75, 4, 0.05), (1.0, 40, 2.0), (-0.5, 0, 0.02)])
+def test_the_speedup_curves_static_picture_is_what_its_sliders_draw(alpha, k, c):
+    """Also for values the sliders clamp (α at most 0.99, K from 1 to K_MAX): the picture shown while grading is
+    the live one's."""
+    from conftest import shown
+
+    live = sw.speedup_widget(alpha, k, c)
+    assert live.children[-1].value in shown(live)["text/html"]

@@ -220,3 +220,12 @@ def test_while_grading_a_widget_is_only_its_static_picture_and_its_pages_are_the
     from conftest import static_while_grading
 
     static_while_grading(monkeypatch, sw.live, make)
+
+
+@pytest.mark.parametrize("p,q,r", [(0.4, 0.5, 0.5), (0.3, 0.5, 1.0), (1.4, 0.5, 0.2), (0.2, -0.1, 0.5)])
+def test_the_number_lines_static_picture_is_what_its_sliders_draw(p, q, r):
+    """Also for values the sliders clamp (r at most 0.999): the picture shown while grading is the live one's."""
+    from conftest import shown
+
+    live = sw.number_line(p, q, r)
+    assert live.children[-1].value in shown(live)["text/html"]

@@ -377,6 +377,15 @@ def number_line_svg(verdict, width=560):
     )
 
 
+SLIDERS = {"p": (0.0, 1.0), "q": (0.0, 1.0), "r": (0.0, 0.999)}  # each slider's range; a value outside is clamped
+
+
+def _on_slider(name, value):
+    """``value`` as the slider ``name`` holds it (ipywidgets clamps a value to the slider's range)."""
+    low, high = SLIDERS[name]
+    return min(max(value, low), high)
+
+
 class NumberLine:
     """Sliders for p, q and r, two presets, and the number line they drive.
 
@@ -387,7 +396,7 @@ class NumberLine:
         import ipywidgets as widgets
 
         slider = lambda name, value: widgets.FloatSlider(  # noqa: E731
-            value=value, min=0.0, max=1.0 if name != "r" else 0.999, step=0.01, description=name,
+            value=value, min=SLIDERS[name][0], max=SLIDERS[name][1], step=0.01, description=name,
             continuous_update=True, readout_format=".2f")
         self.p, self.q, self.r = slider("p", p), slider("q", q), slider("r", r)
         self.buttons = [widgets.Button(description=name, layout=widgets.Layout(width="auto"))
@@ -416,8 +425,9 @@ class NumberLine:
 
 def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
+    shown = [_on_slider(name, value) for name, value in zip("pqr", (p, q, r))]  # what the sliders start at
     static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
-              f"{number_line_svg(acceptance(p, q, r))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
+              f"{number_line_svg(acceptance(*shown))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
     return live(lambda: NumberLine(p, q, r).widget, static)
 
 

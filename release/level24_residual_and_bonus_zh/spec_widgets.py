@@ -444,16 +444,20 @@ def speedup_svg(view, width=560, height=230):
         f"{html.escape(view['text'])}</text></svg>")
 
 
+SLIDERS = {"alpha": (0.0, 0.99), "k": (1, K_MAX), "c": (0.0, 1.0)}  # each slider's range; a value outside is clamped
+
+
 class SpeedUp:
     """Sliders for α, K and c driving the speed-up curve. Moving a slider rewrites one SVG string."""
 
     def __init__(self, alpha=0.75, k=4, c=0.05):
         import ipywidgets as widgets
 
-        self.alpha = widgets.FloatSlider(value=alpha, min=0.0, max=0.99, step=0.01, description="α",
+        (a_low, a_high), (k_low, k_high), (c_low, c_high) = SLIDERS.values()
+        self.alpha = widgets.FloatSlider(value=alpha, min=a_low, max=a_high, step=0.01, description="α",
                                          readout_format=".2f")
-        self.k = widgets.IntSlider(value=k, min=1, max=K_MAX, description="K")
-        self.c = widgets.FloatSlider(value=c, min=0.0, max=1.0, step=0.01, description="c", readout_format=".2f")
+        self.k = widgets.IntSlider(value=k, min=k_low, max=k_high, description="K")
+        self.c = widgets.FloatSlider(value=c, min=c_low, max=c_high, step=0.01, description="c", readout_format=".2f")
         self.buttons = [widgets.Button(description=name, layout=widgets.Layout(width="auto")) for name, *_ in HEADLINE]
         for button, (_, a, cost, k_paper) in zip(self.buttons, HEADLINE):
             button.on_click(lambda b, a=a, cost=cost, k_paper=k_paper: self.preset(a, cost, k_paper))
@@ -480,6 +484,7 @@ class SpeedUp:
 
 def speedup_widget(alpha=0.75, k=4, c=0.05):
     """The interactive speed-up curve."""
+    alpha, k, c = (min(max(v, low), high) for v, (low, high) in zip((alpha, k, c), SLIDERS.values()))  # as the sliders
     static = (f"<div class='spec-speedup-static'>{speedup_svg(speedup_view(alpha, k, c))}"
               f"<p><i>{html.escape(TEXT['speedup_static'])}</i></p></div>")
     return live(lambda: SpeedUp(alpha, k, c).widget, static)
