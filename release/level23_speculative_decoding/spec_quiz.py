@@ -7,6 +7,7 @@ when a copy drifts).
     grade_choice(quizzes, quiz_id, index) -> Feedback   # plain logic, tested without a display
     quiz(quizzes, quiz_id)                              # the widget, with a static fallback
     live(make_widget, fallback_html)                    # a widget, or its static picture while grading
+    on_sliders(values, ranges)                          # the values a widget's sliders hold
 """
 
 import html
@@ -85,6 +86,12 @@ def live(make_widget, fallback_html):
     if AUTOGRADING and not LIVE_WHILE_GRADING:
         return Static(fallback_html)
     return with_fallback(make_widget(), fallback_html)
+
+
+def on_sliders(values, ranges):
+    """``values`` as sliders with these ``ranges`` ((low, high) each) hold them: ipywidgets clamps a value to its
+    slider's range, so a widget's static picture is drawn from the same values as the widget's own."""
+    return [min(max(value, low), high) for value, (low, high) in zip(values, ranges)]
 
 
 def quiz_html(quizzes, quiz_id):

@@ -22,7 +22,7 @@ import torch
 import spec_quiz
 from spec_checks import (LESSON_P, LESSON_Q, Case, chi_square, expected_speedup,  # noqa: F401 (for the notebooks)
                          expected_tokens_per_call, lesson_case, tv_distance)
-from spec_quiz import AUTOGRADING, Feedback, live  # noqa: F401 (Feedback: what grade_choice returns)
+from spec_quiz import AUTOGRADING, Feedback, live, on_sliders  # noqa: F401 (Feedback: what grade_choice returns)
 
 # --------------------------------------------------------------------------- quizzes
 
@@ -466,7 +466,7 @@ class SpeedUp:
 
 def speedup_widget(alpha=0.75, k=4, c=0.05):
     """The interactive speed-up curve."""
-    alpha, k, c = (min(max(v, low), high) for v, (low, high) in zip((alpha, k, c), SLIDERS.values()))  # as the sliders
+    alpha, k, c = on_sliders((alpha, k, c), SLIDERS.values())  # what the sliders start at
     static = (f"<div class='spec-speedup-static'>{speedup_svg(speedup_view(alpha, k, c))}"
               f"<p><i>{html.escape(TEXT['speedup_static'])}</i></p></div>")
     return live(lambda: SpeedUp(alpha, k, c).widget, static)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import spec_quiz
 from spec_checks import VISIBLE_DRAWS, ScriptedRand, run_verify, visible_case  # noqa: F401 (visible_case: for the notebooks)
 
-from spec_quiz import AUTOGRADING, Feedback, live  # noqa: F401 (Feedback: what grade_choice returns)
+from spec_quiz import AUTOGRADING, Feedback, live, on_sliders  # noqa: F401 (Feedback: what grade_choice returns)
 
 # --------------------------------------------------------------------------- quizzes
 
@@ -380,12 +380,6 @@ def number_line_svg(verdict, width=560):
 SLIDERS = {"p": (0.0, 1.0), "q": (0.0, 1.0), "r": (0.0, 0.999)}  # each slider's range; a value outside is clamped
 
 
-def _on_slider(name, value):
-    """``value`` as the slider ``name`` holds it (ipywidgets clamps a value to the slider's range)."""
-    low, high = SLIDERS[name]
-    return min(max(value, low), high)
-
-
 class NumberLine:
     """Sliders for p, q and r, two presets, and the number line they drive.
 
@@ -425,7 +419,7 @@ class NumberLine:
 
 def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
-    shown = [_on_slider(name, value) for name, value in zip("pqr", (p, q, r))]  # what the sliders start at
+    shown = on_sliders((p, q, r), SLIDERS.values())  # what the sliders start at
     static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
               f"{number_line_svg(acceptance(*shown))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
     return live(lambda: NumberLine(p, q, r).widget, static)
