@@ -10,6 +10,8 @@ import contextlib
 import os
 import sqlite3
 
+import pytest
+
 from grading import pipeline, speedups
 
 def journal_mode(course):
@@ -48,15 +50,26 @@ def test_plain_nbgrader_gets_the_gradebook_speedup(tmp_path):
     assert journal_mode(course) == "wal"
 
 
-def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(tmp_path, monkeypatch):
+@pytest.fixture
+def gradebook_url(tmp_path, monkeypatch):
+    """An SQLite gradebook's URL in ``tmp_path``, with the speed-ups applied and nbgrader's alembic on PATH."""
     import sys
     from pathlib import Path
 
-    from nbgrader.api import Gradebook
-
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # nbgrader runs alembic
     speedups.apply()
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    return f"sqlite:///{tmp_path / 'gradebook.db'}"
+
+
+def _delete_gradebook(folder):
+    for name in ("gradebook.db", "gradebook.db-wal", "gradebook.db-shm"):
+        (folder / name).unlink(missing_ok=name != "gradebook.db")
+
+
+def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(gradebook_url, tmp_path):
+    from nbgrader.api import Gradebook
+
+    url = gradebook_url
     with speedups_switched(True):
         with Gradebook(url) as first:
             first.add_student("someone")
@@ -64,9 +77,7 @@ def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(tmp_
         with Gradebook(url) as second:  # the tables are there, the engine (and its statement cache) too
             assert second.engine is engine
             assert [s.id for s in second.students] == ["someone"]
-        (tmp_path / "gradebook.db").unlink()  # a deleted gradebook: a fresh engine, and its tables made again
-        for extra in ("gradebook.db-wal", "gradebook.db-shm"):
-            (tmp_path / extra).unlink(missing_ok=True)
+        _delete_gradebook(tmp_path)  # a deleted gradebook: a fresh engine, and its tables made again
         with Gradebook(url) as third:
             assert third.engine is not engine and third.students == []
     with speedups_switched(False):
@@ -74,19 +85,14 @@ def test_gradebooks_of_one_file_share_an_engine_and_a_new_file_gets_its_own(tmp_
             assert off.engine is not off_too.engine
 
 
-def test_a_course_row_is_checked_once_per_course_and_gradebook_file(tmp_path, monkeypatch):
-    import sys
-    from pathlib import Path
-
+def test_a_course_row_is_checked_once_per_course_and_gradebook_file(gradebook_url, tmp_path, monkeypatch):
     from nbgrader.api import Course, Gradebook
 
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")  # nbgrader runs alembic
-    speedups.apply()
     checked = []
     original = Gradebook.check_course
     monkeypatch.setattr(Gradebook, "check_course", lambda self, course_id="default_course", **kw: (
         checked.append(course_id), original(self, course_id, **kw))[1])
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    url = gradebook_url
     with speedups_switched(True):
         for course in ("level23", "level23", "level24", "level23"):
             with Gradebook(url, course_id=course):
@@ -94,9 +100,7 @@ def test_a_course_row_is_checked_once_per_course_and_gradebook_file(tmp_path, mo
         assert checked == ["level23", "level24"]
         with Gradebook(url) as gb:
             assert sorted(c.id for c in gb.db.query(Course)) == ["default_course", "level23", "level24"]
-        (tmp_path / "gradebook.db").unlink()  # a new file: its course row is made again
-        for extra in ("gradebook.db-wal", "gradebook.db-shm"):
-            (tmp_path / extra).unlink(missing_ok=True)
+        _delete_gradebook(tmp_path)  # a new file: its course row is made again
         with Gradebook(url, course_id="level23") as gb:
             assert [c.id for c in gb.db.query(Course)] == ["level23"]
     with speedups_switched(False):  # the old path checks at every Gradebook
