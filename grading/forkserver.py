@@ -502,6 +502,12 @@ def serve(warm=True, listen=None):
         return _harness()
 
     HARNESS = imported_then_frozen(imports)
+    # Its HOME served the imports only (matplotlib's font list): kernels and workers get homes of their own. Removed
+    # now, so that a server killed with its grader leaves nothing behind either.
+    if os.environ.get(HOME_ENV):
+        import shutil
+
+        shutil.rmtree(os.environ.pop(HOME_ENV), ignore_errors=True)
     # A traceback's frames are matched to their modules by inspect.getmodule, whose first call resolves the
     # real path of every module's file (thousands, with torch): done here once, every kernel starts with it.
     import inspect
@@ -764,9 +770,20 @@ class ForkServer:
     def __init__(self, env, log=None, warm=True, listen=None):
         """``warm=False``: a server that imports nothing in advance (for a quick check of the sandbox).
         ``listen``: the shared server of make grade's workers, at that socket path (``SharedForkServer``)."""
+        import tempfile
+
         extra = ([] if warm else ["--cold"]) + (["--listen", str(listen)] if listen else [])
-        self.proc = subprocess.Popen([sys.executable, str(SCRIPT), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=log or subprocess.DEVNULL, env=env, text=True, bufsize=1, cwd="/")
+        # The server's HOME and matplotlib's folder (its font list), made here and removed when the server stops:
+        # one was left in /tmp by every server (a thousand a day of tests).
+        self.home = tempfile.mkdtemp(prefix="nbg-forkserver-home-")
+        env = {**env, "HOME": self.home, "MPLCONFIGDIR": self.home, HOME_ENV: self.home}
+        try:
+            self.proc = subprocess.Popen([sys.executable, str(SCRIPT), *extra], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, env=env, text=True,
+                                         bufsize=1, cwd="/")
+        except BaseException:
+            self._remove_home()
+            raise
         first = self._read(timeout=300)
         if "ready" not in first:
             self.stop()
@@ -811,6 +828,7 @@ class ForkServer:
             self.proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             self.stop()
+        self._remove_home()
 
     def stop(self):
         try:
@@ -818,9 +836,16 @@ class ForkServer:
         except OSError:
             pass
         self.proc.wait()
+        self._remove_home()
+
+    def _remove_home(self):
+        import shutil
+
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 SOCKET_ENV = "GRADER_FORK_SERVER_SOCKET"  # in make grade's workers: the shared server's socket
+HOME_ENV = "GRADER_FORK_SERVER_HOME"  # the folder a ForkServer made for its server's HOME, which both remove
 
 
 class SharedForkServer:

@@ -4,9 +4,12 @@ Kernels here are real: forked by a real fork server into their sandboxes, driven
 their IPC channels by jupyter_client, as nbgrader drives them.
 """
 
+import glob
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 
 import pytest
 
@@ -126,9 +129,28 @@ def test_a_fork_server_that_cannot_sandbox_says_so():
     assert run([STATE])[0]["rand_is_builtin"]
 
 
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_fork_server_leaves_no_home_behind(warm):
+    """The server's HOME and matplotlib's folder serve its imports (the font list), then the server removes it; the
+    ForkServer removes it too when it ends (a server stopped before its imports). Every server used to leave one in
+    /tmp; a server killed with its grader leaves none (test_forked_kernels_die_with_the_grading_process)."""
+    from grading import forkserver
+
+    server = forkserver.ForkServer(sandbox.fork_server_env(), warm=warm)
+    try:
+        assert server.request({"ping": True}) == {"threads": 1}
+        assert not os.path.exists(server.home)
+    finally:
+        server.stop()
+    server = forkserver.ForkServer.__new__(forkserver.ForkServer)
+    server.home = tempfile.mkdtemp(prefix="nbg-forkserver-home-")
+    server.proc = subprocess.Popen(["sleep", "60"])
+    server.stop()
+    assert not os.path.exists(server.home)
+
+
 def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
     """Kill the process that owns the fork server: its server, waiters and kernels are gone too."""
-    import subprocess
     import sys
     import time
 
@@ -141,6 +163,7 @@ def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
         "r = sandbox.fork_server().request({'python': code, 'log': p + '/log', 'env': {},"
         " 'sandbox': sandbox.sandbox_spec(p, u)})\n"
         "print(u, p, flush=True); time.sleep(300)\n" % str(pipeline.ROOT))
+    homes = set(glob.glob(os.path.join(tempfile.gettempdir(), "nbg-forkserver-home-*")))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     uid, private = (proc.stdout.readline().split() + ["", ""])[:2]
     request.addfinalizer(lambda: private and sandbox.remove_private_dir(private))
@@ -153,6 +176,7 @@ def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
     while processes_of(uid) and time.time() < deadline:
         time.sleep(0.2)
     assert not processes_of(uid)
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "nbg-forkserver-home-*"))) <= homes
 
 
 
