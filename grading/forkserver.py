@@ -1,7 +1,7 @@
 """Forked grading kernels: a prepared parent forks each notebook's kernel, inside its own sandbox.
 
-A cold grading kernel spends seconds importing Python, IPython, ipykernel, torch,
-ipywidgets and matplotlib; checking the student's code takes milliseconds. Here one
+A cold grading kernel spends seconds importing Python, IPython, ipykernel and torch;
+checking the student's code takes milliseconds. Here one
 long-lived parent per grading process (the *fork server*, this file run as a script)
 imports all of that once. For each notebook the grader asks it for a kernel and it forks:
 
@@ -411,11 +411,13 @@ def _harness():
     return module
 
 
-# What every notebook imports, and what every kernel imports as it starts (its debugger, history, numpy).
-PREWARM = ("torch", "matplotlib", "matplotlib.pyplot", "ipywidgets", "IPython", "ipykernel.kernelapp",
+# What every notebook imports while it is graded, and what every kernel imports as it starts (its debugger,
+# history, numpy). Not matplotlib, pyplot or ipywidgets: while nbgrader runs a notebook its figures are skipped and
+# its widgets are static pictures, so no graded kernel imports them (tests/test_grader_speedups.py), and importing
+# them here cost every fork server 0.8 CPU-s.
+PREWARM = ("torch", "IPython", "ipykernel.kernelapp",
            "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
            "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session", "psutil", "faulthandler",
-           "matplotlib_inline.backend_inline",
            # what IPython's verbose traceback imports when a cell fails (most wrong answers' visible test does)
            "stack_data", "pygments.formatters", "pygments.lexers.python",
            # what a shell imports at its first cell, traceback or object inspection (tests/test_grader_speedups.py
@@ -430,7 +432,6 @@ def prewarm():
 
     for name in PREWARM:
         importlib.import_module(name)
-    import matplotlib.font_manager  # noqa: F401  (builds the font list once, not per kernel)
     import torch
 
     torch.set_num_threads(1)
@@ -502,8 +503,8 @@ def serve(warm=True, listen=None):
         return _harness()
 
     HARNESS = imported_then_frozen(imports)
-    # Its HOME served the imports only (matplotlib's font list): kernels and workers get homes of their own. Removed
-    # now, so that a server killed with its grader leaves nothing behind either.
+    # Its HOME served the imports only (whatever they keep there): kernels and workers get homes of their own.
+    # Removed now, so that a server killed with its grader leaves nothing behind either.
     if os.environ.get(HOME_ENV):
         import shutil
 
@@ -773,8 +774,8 @@ class ForkServer:
         import tempfile
 
         extra = ([] if warm else ["--cold"]) + (["--listen", str(listen)] if listen else [])
-        # The server's HOME and matplotlib's folder (its font list), made here and removed when the server stops:
-        # one was left in /tmp by every server (a thousand a day of tests).
+        # The server's HOME and matplotlib's folder, made here and removed when the server stops: one (with
+        # matplotlib's font list, when the server still imported it) was left in /tmp by every server.
         self.home = tempfile.mkdtemp(prefix="nbg-forkserver-home-")
         env = {**env, "HOME": self.home, "MPLCONFIGDIR": self.home, HOME_ENV: self.home}
         try:

@@ -489,7 +489,7 @@ def fork_server(warm=True):
 
 def fork_server_env():
     """A new fork server's environment (made only when a server starts, not on every kernel's launch). Its HOME
-    and MPLCONFIGDIR (matplotlib's font list) are a folder the ForkServer makes and removes when it stops."""
+    and MPLCONFIGDIR are a folder the ForkServer makes and removes when it stops."""
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
             **KERNEL_ENV}
 

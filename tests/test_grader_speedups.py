@@ -412,21 +412,53 @@ def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
     assert "\x1b[" in "".join(shown[0]) and "verify_draft" in "".join(shown[0])  # coloured, the cell's own frame
 
 
-def test_a_shell_imports_nothing_the_fork_server_could_have_imported_for_it():
-    """After the fork server's prewarm, a shell's cells (torch, a display, a traceback, an inspection, a quiz and
-    the number line) import only the course's own modules: what every kernel would import is imported once."""
-    imported = _in_a_fresh_python(
-        "forkserver.prewarm()\n"
+GRADED_CELLS = ["import torch\ntorch.ones(2)", "1 / 0", "def f(a):\n    return a\nf?",
+                "import spec_widgets\nspec_widgets.quiz('m1_guess')", "spec_widgets.number_line()",
+                "spec_widgets.show_principle(0)", "spec_widgets.legend()", "spec_widgets.show_replay()"]
+
+
+def _graded_shell_imports(prewarm):
+    """The modules a shell imports running GRADED_CELLS as nbgrader runs them (NBGRADER_EXECUTION set), after the
+    fork server's prewarm or in a fresh process."""
+    return _in_a_fresh_python(
+        "import os\n"
+        "os.environ['NBGRADER_EXECUTION'] = 'autograde'\n"
+        + ("forkserver.prewarm()\n" if prewarm else "") +
         f"sys.path.insert(0, {str(ROOT / 'source' / ASSIGNMENT)!r})\n"
         "before = set(sys.modules)\n"
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "shell = InteractiveShell.instance()\n"
-        "for cell in ['import torch\\ntorch.ones(2)', '1 / 0', 'def f(a):\\n    return a\\nf?',\n"
-        "             'import spec_widgets\\nspec_widgets.quiz(\"m1_guess\")', 'spec_widgets.number_line()']:\n"
+        f"for cell in {GRADED_CELLS!r}:\n"
         "    shell.run_cell(cell)\n"
         "print(json.dumps(sorted(set(sys.modules) - before)))\n")
+
+
+def test_a_graded_shell_imports_nothing_the_fork_server_could_have_imported_for_it():
+    """After the fork server's prewarm, a shell's cells as nbgrader runs them (torch, a display, a traceback, an
+    inspection, a quiz, the number line, the principle picture, the replay) import only the course's own modules:
+    what every kernel would import is imported once."""
+    imported = _graded_shell_imports(prewarm=True)
     assert "spec_widgets" in imported  # the cells ran
     assert [m for m in imported if not m.startswith("spec_")] == []
+
+
+def test_graded_cells_never_import_matplotlib_or_ipywidgets():
+    """Why the fork server does not import them (0.8 CPU-s a server): while nbgrader runs a notebook, its figures
+    are skipped and its widgets are static pictures, so a graded kernel never imports matplotlib or ipywidgets, and
+    neither does the prewarm. Outside grading the same cells do import them (the test can fail)."""
+    graded = _graded_shell_imports(prewarm=False)
+    assert "spec_widgets" in graded and "torch" in graded  # the cells ran, in a process that had imported nothing
+    assert not [m for m in graded if m.split(".")[0] in ("matplotlib", "ipywidgets")]
+    prewarmed = _in_a_fresh_python("before = set(sys.modules)\nforkserver.prewarm()\n"
+                                   "print(json.dumps(sorted(set(sys.modules) - before)))\n")
+    assert "torch" in prewarmed and not [m for m in prewarmed if m.split(".")[0] in ("matplotlib", "ipywidgets")]
+    live = _in_a_fresh_python(
+        f"sys.path.insert(0, {str(ROOT / 'source' / ASSIGNMENT)!r})\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        "shell.run_cell('import spec_widgets\\nspec_widgets.quiz(\"m1_guess\")\\nspec_widgets.show_principle(0)')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m in ('matplotlib', 'ipywidgets'))))\n")
+    assert live == ["ipywidgets", "matplotlib"]
 
 
 def _date_strings():
