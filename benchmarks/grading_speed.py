@@ -1,7 +1,8 @@
 """Benchmark: `make grade` and plain `nbgrader autograde`, side by side with the floor, in one run.
 
     .venv/bin/python benchmarks/grading_speed.py [N] [--scale=M]   (default N=40, M=400: M more, to show it stays linear)
-    .venv/bin/python benchmarks/grading_speed.py --quick           (N=10, the two main rows only, no scale run)
+    .venv/bin/python benchmarks/grading_speed.py --quick           (N=10, the two main rows only, 3 rounds, no scale run)
+    ... [--rounds=R]                                               (R rounds, each between two floors: medians)
     .venv/bin/python benchmarks/grading_speed.py --profile [N]     (one worker grading N=20 under py-spy: the phase table)
 
 Every row grades the same N submissions (a mix of right and wrong answers from answers/,
@@ -9,7 +10,8 @@ both notebooks each) in a fresh temporary course: the parallel grader (`make gra
 run_workers with its default workers, one per core and one more, forked kernels, sandbox) and plain `nbgrader autograde` (one process,
 forked kernels, sandbox); without --quick also both with the speed-ups off
 (GRADER_NO_SPEEDUPS=1, grading/speedups.py), on cold kernels and without the sandbox. The floor
-is a cold kernel that only imports torch, once per notebook. CPU is counted in a cpuacct cgroup
+is a cold kernel that only imports torch, once per notebook, measured before and after the rows
+(their mean), less its client process's own start-up. CPU is counted in a cpuacct cgroup
 (every descendant, reaped or not); wall times depend on what else the machine runs.
 """
 
@@ -78,7 +80,8 @@ def make_class(root, n):
 
 
 def floor(kernels):
-    """A fresh kernel that imports torch and stops, ``kernels`` times, in a child process."""
+    """A fresh kernel that imports torch and stops, ``kernels`` times, in a child process (0: the child only
+    imports jupyter_client, the start-up that ``floor_per_submission`` subtracts)."""
     code = ("from jupyter_client.manager import start_new_kernel\n"
             f"for _ in range({kernels}):\n"
             "    km, kc = start_new_kernel()\n"
@@ -86,6 +89,15 @@ def floor(kernels):
             "    kc.stop_channels(); km.shutdown_kernel(now=True)\n")
     import subprocess
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=pipeline.env())
+
+
+def floor_per_submission(sample):
+    """(wall, CPU) of the floor per submission: ``sample`` cold kernels, less what their client process costs with
+    none (its own Python and jupyter_client start-up, which would otherwise be spread over the sample), times the
+    notebooks of a submission."""
+    wall, cpu = measure(lambda: floor(sample))
+    base_wall, base_cpu = measure(lambda: floor(0))
+    return (wall - base_wall) / sample * len(NOTEBOOKS), (cpu - base_cpu) / sample * len(NOTEBOOKS)
 
 
 def with_env(fn, **values):
@@ -116,7 +128,12 @@ def old_path(fn):
     return lambda: with_env(fn, **{speedups.OFF_ENV: "1"})
 
 
-def main(n=40, scale=0, quick=False):
+def main(n=40, scale=0, quick=False, rounds=None):
+    """Each round grades a fresh copy of the class once per row, between two measurements of the floor (a round's
+    floor is the mean of the two around it); the table gives each row's median over the rounds."""
+    import statistics
+
+    rounds = rounds or (3 if quick else 1)
     tmp = Path(tempfile.mkdtemp(prefix="bench-grading-"))
     rows = {  # name: (course maker, how it is graded)
         MAKE_GRADE: parallel,
@@ -129,27 +146,41 @@ def main(n=40, scale=0, quick=False):
         rows["plain autograde, speed-ups off"] = lambda c: old_path(plain(c))
         rows["make grade, cold kernels"] = lambda c: lambda: with_env(parallel(c), **{sandbox.COLD_ENV: "1"})
         rows["make grade, forked, no sandbox"] = lambda c: lambda: with_env(parallel(c), **{sandbox.UNSAFE_ENV: "1"})
-    courses = {name: make_class(tmp / f"run{k}", n) for k, name in enumerate(rows)}
     sample = 3 if quick else 6
-    floor_wall, floor_cpu = measure(lambda: floor(sample))
-    floor_wall, floor_cpu = floor_wall / sample * len(NOTEBOOKS), floor_cpu / sample * len(NOTEBOOKS)
-    runs = {name: measure(how(courses[name])) for name, how in rows.items()}  # (wall, CPU) for the class
+    courses = {(r, name): make_class(tmp / f"round{r}-{k}", n) for r in range(rounds) for k, name in enumerate(rows)}
+    floors = [floor_per_submission(sample)]
+    runs = {}  # (round, name): (wall, CPU) for the class
+    for r in range(rounds):
+        for name, how in rows.items():
+            runs[r, name] = measure(how(courses[r, name]))
+        floors.append(floor_per_submission(sample))  # the machine's speed drifts: each round between two floors
+    floor_of = [((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in zip(floors, floors[1:])]
     tables = [pipeline.scores(course) for course in courses.values()]
     same = all(table == tables[0] for table in tables)
+    med = statistics.median
+    floor_wall, floor_cpu = med(f[0] for f in floor_of), med(f[1] for f in floor_of)
+    ratios = {name: [runs[r, name][1] / n / floor_of[r][1] for r in range(rounds)] for name in rows}
     print(f"{n} submissions x {len(NOTEBOOKS)} notebooks of {ASSIGNMENT}; CPU counted in a cpuacct cgroup "
-          f"(every descendant process, fork servers and sandboxed kernels included); {os.cpu_count()} cores")
+          f"(every descendant process, fork servers and sandboxed kernels included); {os.cpu_count()} cores; "
+          f"{rounds} round{'s' * (rounds > 1)}, medians")
     print(f"| {'':44} | {'wall for ' + str(n):>12} | {'CPU per submission':>18} | {'CPU / floor':>11} |")
     print(f"|{'-' * 46}|{'-' * 14}|{'-' * 20}|{'-' * 13}|")
     print(f"| {'floor (cold kernel + import torch, per sub.)':44} | {floor_wall * n:>10.1f} s | "
           f"{floor_cpu:>16.2f} s | {1:>10.2f}x |")
-    for name, (wall, cpu) in runs.items():
-        print(f"| {name:44} | {wall:>10.1f} s | {cpu / n:>16.2f} s | {cpu / n / floor_cpu:>10.2f}x |")
-    grade_wall, grade_cpu = runs[MAKE_GRADE]
-    plain_cpu = runs["plain nbgrader autograde (forked, sandbox)"][1]
+    for name in rows:
+        wall, cpu = med(runs[r, name][0] for r in range(rounds)), med(runs[r, name][1] for r in range(rounds))
+        print(f"| {name:44} | {wall:>10.1f} s | {cpu / n:>16.2f} s | {med(ratios[name]):>10.2f}x |")
+    print(f"  the floor before, between and after the rounds: {', '.join(f'{f[1]:.2f}' for f in floors)} CPU-s "
+          "per submission")
+    for name in list(rows)[:2]:
+        print(f"  {name}, each round's CPU / its floor: {', '.join(f'{x:.2f}x' for x in ratios[name])}")
+    grade_wall = med(runs[r, MAKE_GRADE][0] for r in range(rounds))
+    plain_name = "plain nbgrader autograde (forked, sandbox)"
     print(f"goals: make grade {n} in under 30 s wall: {grade_wall:.1f} s; CPU/submission <= 0.25x floor: "
-          f"{grade_cpu / n / floor_cpu:.2f}x; plain autograde <= 0.3x: {plain_cpu / n / floor_cpu:.2f}x")
+          f"{med(ratios[MAKE_GRADE]):.2f}x; plain autograde <= 0.3x: {med(ratios[plain_name]):.2f}x")
     print(f"same gradebook in every run: {same}")
     if scale:
+        grade_cpu = med(runs[r, MAKE_GRADE][1] for r in range(rounds))
         big = make_class(tmp / "scale", scale)
         wall, cpu = measure(parallel(big))
         print(f"{scale} submissions, make grade: {wall:.1f} s wall, {cpu:.1f} CPU-s = {cpu / scale:.2f} CPU-s per "
@@ -162,6 +193,16 @@ def main(n=40, scale=0, quick=False):
 # so samples whose innermost frame blocks (select, poll, wait, read, ...) count as idle; waiting on the disk in
 # an SQLite commit is not idle (the worker waits for it).
 BLOCKING = ("select", "poll", "wait", "device", "_watch_pipe_fd", "read", "recv", "sleep", "accept", "acquire")
+
+
+def _execute_sleep_line():
+    """ipykernel's line that sleeps after each cell (``time.sleep(self._execute_sleep)``, half a millisecond): py-spy
+    shows that sleep as the Python frame calling it, busy; its samples are idle."""
+    import ipykernel.kernelbase
+
+    with open(ipykernel.kernelbase.__file__) as fh:
+        lines = [n for n, line in enumerate(fh, 1) if "time.sleep(self._execute_sleep)" in line]
+    return f"(ipykernel/kernelbase.py:{lines[0]})" if lines else None
 
 
 def phase(procs, frames):
@@ -229,10 +270,11 @@ def profile(n=20, rate=50):
                                                 str(out), "--", sys.executable, "-c", code], check=True,
                                                capture_output=True, env=pipeline.env()))
     phases, idle = collections.Counter(), 0
+    sleeping = _execute_sleep_line()
     for line in out.read_text().splitlines():
         procs, frames, count = parse_sample(line)
         leaf = frames[-1].split(" (")[0].rsplit(".", 1)[-1].lower() if frames else ""
-        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING):
+        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING) or sleeping and frames[-1].endswith(sleeping):
             idle += count
         else:
             phases[phase(procs, frames)] += count
@@ -254,4 +296,5 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
     scale = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--scale=")), 0 if quick else 400)
-    main(int(args[0]) if args else (10 if quick else 40), scale, quick)
+    rounds = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--rounds=")), None)
+    main(int(args[0]) if args else (10 if quick else 40), scale, quick, rounds)
