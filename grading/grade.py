@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, budgets, ids, pipeline, sandbox
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, budgets, ids, pipeline, sandbox, speedups
 
 DEADLINE = budgets.DEADLINE  # seconds for one student's whole submission, past their budgets (grading/budgets.py)
 STARTUP = 300  # seconds a worker may take to start nbgrader, check the sandbox and start its fork server
@@ -133,9 +133,11 @@ def _shared_fork_server(log):
         return None
 
 
-def _start_worker(course, db_url, log, shared=None):
+def _start_worker(course, db_url, log, shared=None, made_once=None):
     args = ["--worker", "--course", str(course), "--db-url", db_url]
     env = pipeline.env()
+    if made_once:  # the run's folder of results made once for all its workers (speedups.made_once_per_run)
+        env[speedups.SHARED_ENV] = made_once
     if shared:
         _, client, folder = shared
         env[forkserver_socket_env()] = str(folder / "socket")
@@ -203,13 +205,20 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
 
     With forked kernels, one fork server serves the whole run: it forks the workers as well as
     their kernels, so torch, IPython and the rest are imported once for the class, not once per
-    worker (``_shared_fork_server``).
+    worker (``_shared_fork_server``). What every worker would make alike for the class (the diagnosis
+    models of the hidden checks) is made by one and read by the others from a folder of the run
+    (``speedups.made_once_per_run``).
     """
+    import tempfile
+
     log_file = open(log, "a") if log else subprocess.DEVNULL
     shared = _shared_fork_server(log_file) if names else None
+    made_once = tempfile.mkdtemp(prefix="nbg-shared-results-")  # mode 0700: only this run's workers
     try:
-        return _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared)
+        return _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared,
+                    made_once)
     finally:
+        shutil.rmtree(made_once, ignore_errors=True)
         if shared:
             server, client, folder = shared
             client.close()
@@ -219,7 +228,7 @@ def run_workers(course, names, workers, db_url, echo=True, deadline=DEADLINE, lo
             log_file.close()
 
 
-def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared):
+def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, start_deadline, shared, made_once):
     import selectors
 
     queue, results = [], {}
@@ -270,7 +279,7 @@ def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, s
             add_worker()
 
     def add_worker():
-        proc = _start_worker(course, db_url, log_file, shared)
+        proc = _start_worker(course, db_url, log_file, shared, made_once)
         sel.register(proc.stdout, selectors.EVENT_READ, proc)
         busy[proc] = (None, time.monotonic())
 

@@ -394,7 +394,25 @@ def _grouped(case, draws, notebook, run):
     from grading import speedups
     if not speedups.enabled():
         return make()
-    return _memoised(_GROUPED, (notebook, _case_key(case), tuple(draws)), make)
+    key = (notebook, _case_key(case), tuple(draws))
+    return _memoised(_GROUPED, key, lambda: speedups.made_once_per_run("rules23.grouped", key, make, _groups_to_json,
+                                                                       _groups_from_json))
+
+
+def _groups_to_json(groups):
+    return [[[list(tokens) if tokens is not None else None, used, error], list(names)]
+            for (tokens, used, error), names in groups]
+
+
+def _groups_from_json(data):
+    """_grouped's groups as made: [((tokens, calls, error), [names])], each checked for its kind."""
+    groups = []
+    for (tokens, used, error), names in data:
+        if not (tokens is None or type(tokens) is list and all(type(t) is int for t in tokens)) or type(used) is not int \
+                or not (error is None or type(error) is str) or not all(type(n) is str for n in names):
+            raise ValueError("not a group of model runs")
+        groups.append(((tokens, used, error), list(names)))
+    return groups
 
 
 def evidence(calls, notebook):
@@ -453,8 +471,25 @@ def _sampled(case, trials, seed, notebook, mistakes):
     from grading import speedups
     if not speedups.enabled():
         return _sample(case, trials, seed, notebook, mistakes)
+    key = (notebook, _case_key(case), trials, seed, sorted(mistakes))
     return _memoised(_SAMPLED, (notebook, _case_key(case), trials, seed, mistakes),
-                     lambda: (_sample(case, trials, seed, notebook, mistakes),))[0]
+                     lambda: (speedups.made_once_per_run("rules23.sampled", key,
+                                                         lambda: _sample(case, trials, seed, notebook, mistakes),
+                                                         _sampled_to_json, _sampled_from_json),))[0]
+
+
+def _sampled_to_json(value):
+    return None if value is None else list(value)
+
+
+def _sampled_from_json(data):
+    """What _sample gives: None, or (share of runs that kept position 0's token, mean number of tokens)."""
+    if data is None:
+        return None
+    first, mean = data
+    if type(first) is not float or type(mean) is not float:
+        raise ValueError("not a sampled run")
+    return first, mean
 
 
 def _sample(case, trials, seed, notebook, mistakes):

@@ -182,6 +182,55 @@ def _fast_ref_validate(original):
     return validate
 
 
+SHARED_ENV = "GRADER_SHARED_RESULTS"  # in make grade's workers: the run's folder of results made once for all workers
+
+
+def made_once_per_run(kind, key, make, encode, decode):
+    """``make()``, made once for all of make grade's workers: where ``SHARED_ENV`` names the run's folder, the first
+    worker that needs it makes it and writes ``encode(value)`` there as JSON, and the others read ``decode(...)``
+    of it. Each worker of a class made the diagnosis models for the same hidden checks (a third of a CPU-second
+    each, issue 24). A lock file per result: a worker that needs what another is making waits for it, not makes
+    it again. The folder is the coordinator's (mode 0700, removed when the run ends); no student code runs in a
+    worker, and every kernel is in a sandbox that does not see it. A result that cannot be written, read or
+    decoded, or is stored under another key, is made here as without the folder (and written for the others).
+    ``key``: a JSON value that names the result, whole (its file is named by the key's hash)."""
+    folder = os.environ.get(SHARED_ENV)
+    if not folder or not enabled():
+        return make()
+    import fcntl
+    import hashlib
+
+    try:
+        name = json.dumps([kind, key], sort_keys=True, allow_nan=True)
+    except (TypeError, ValueError):
+        return make()
+    path = os.path.join(folder, hashlib.sha256(name.encode()).hexdigest())
+    try:
+        lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return make()
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released by close, or by the kernel if this worker dies
+        try:
+            with open(path, encoding="utf-8") as fh:
+                stored_name, stored = json.load(fh)
+            if stored_name == name:
+                return decode(stored)
+        except (OSError, ValueError, TypeError, KeyError, IndexError):
+            pass
+        value = make()
+        try:
+            partial = f"{path}.{os.getpid()}"
+            with open(partial, "w", encoding="utf-8") as fh:
+                json.dump([name, encode(value)], fh)
+            os.replace(partial, path)
+        except (OSError, TypeError, ValueError):
+            pass
+        return value
+    finally:
+        os.close(lock)
+
+
 _FROZEN = []  # True once this process has frozen its heap
 
 

@@ -46,7 +46,9 @@ def test_a_judge_gets_its_own_remote_module_over_the_shared_helpers():
     assert a.remote is not b.remote and a.remote.run_verify is not b.remote.run_verify
 
 
-def test_the_memoised_models_give_every_catalogued_answer_the_same_diagnosis(monkeypatch):
+def test_the_memoised_models_give_every_catalogued_answer_the_same_diagnosis(monkeypatch, tmp_path):
+    """In a grading process (its memo), and in make grade's workers, where one worker makes the models' runs and the
+    others read them from the run's folder (speedups.made_once_per_run): the same line as made afresh."""
     runs = []
     for notebook in ("01_accept_branch", "02_reject_and_break"):
         for answer in catalogue.load(notebook, ASSIGNMENT):
@@ -56,9 +58,63 @@ def test_the_memoised_models_give_every_catalogued_answer_the_same_diagnosis(mon
     memoised = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]
     again = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]  # from the memo
     assert rules23._MODELLED and rules23._GROUPED and rules23._SAMPLED, "the models' runs were kept"
+
+    made, original = [], speedups.made_once_per_run
+    monkeypatch.setattr(speedups, "made_once_per_run", lambda kind, key, make, *codec: original(
+        kind, key, lambda: made.append(kind) or make(), *codec))
+    monkeypatch.setenv(speedups.SHARED_ENV, str(tmp_path))
+    rules23.forget()
+    first_worker = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]  # makes and writes
+    assert {"rules23.grouped", "rules23.sampled"} <= set(made) and len(list(tmp_path.glob("*.lock"))) == len(made)
+    made.clear()
+    rules23.forget()  # another worker: nothing in its memo
+    other_worker = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]  # reads
+    assert made == [], "a worker made again what another had made"
+    monkeypatch.delenv(speedups.SHARED_ENV)
+
     monkeypatch.setenv(speedups.OFF_ENV, "1")
     fresh = [diagnosis.line(nb, judge, assignment=ASSIGNMENT) for nb, judge in runs]
-    assert memoised == again == fresh
+    assert memoised == again == first_worker == other_worker == fresh
+    rules23.forget()
+
+
+def _made_once(folder, make_code, key='["k", [1.5, 2]]', env=None):
+    """What made_once_per_run gives in a new process with ``folder`` as the run's folder: [value, made?]."""
+    return _in_a_fresh_python(
+        "import os, time\n"
+        "from grading import speedups\n"
+        f"os.environ[speedups.SHARED_ENV] = {str(folder)!r}\n"
+        f"os.environ.update({env or {}!r})\n"
+        "made = []\n"
+        "def make():\n"
+        "    made.append(1)\n"
+        f"    {make_code}\n"
+        f"value = speedups.made_once_per_run('test', {key}, make, lambda v: v, lambda d: tuple(d))\n"
+        "print(json.dumps([value, bool(made)]))\n")
+
+
+def test_a_result_made_once_per_run_is_made_by_one_process_and_read_by_the_others(tmp_path):
+    assert _made_once(tmp_path, "return [1, 'a']") == [[1, "a"], True]
+    assert _made_once(tmp_path, "raise SystemExit('made again')") == [[1, "a"], False]  # read, decoded
+    assert _made_once(tmp_path, "return [2]", key='["k", [1.5, 3]]') == [[2], True]  # another key
+    assert _made_once(tmp_path, "return [3]", env={speedups.OFF_ENV: "1"}) == [[3], True]  # the old path: no folder
+    stored = [p for p in tmp_path.iterdir() if not p.name.endswith(".lock")]
+    assert len(stored) == 2
+    for path, text in ((stored[0], "{not json"), (stored[1], '["another key", [9]]')):
+        path.write_text(text)  # a broken file, or one made under another name: made again, and written
+    assert _made_once(tmp_path, "return [4]") == [[4], True]
+    assert _made_once(tmp_path, "return [5]", key='["k", [1.5, 3]]') == [[5], True]
+    assert _made_once(tmp_path, "raise SystemExit('made again')") == [[4], False]
+
+
+def test_two_workers_that_need_the_same_result_at_once_make_it_once(tmp_path):
+    """The second waits for the first (the lock), then reads what it made."""
+    import concurrent.futures
+
+    make = "time.sleep(1.5); return [os.getpid()]"
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        both = list(pool.map(lambda _: _made_once(tmp_path, make), range(2)))
+    assert sorted(made for _, made in both) == [False, True] and both[0][0] == both[1][0]
 
 
 class _Kernel:

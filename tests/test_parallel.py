@@ -32,9 +32,15 @@ def plain(tmp_path_factory):
 
 
 def parallel(course, db_url):
+    import glob
+    import tempfile
+
+    made_once = os.path.join(tempfile.gettempdir(), "nbg-shared-results-*")  # the run's results for all its workers
+    before = set(glob.glob(made_once))
     pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force", f"--CourseDirectory.db_url={db_url}")
     results = grade.run_workers(course, grade.students(course), 2, db_url, echo=False)
     assert not any(results.values()), results
+    assert set(glob.glob(made_once)) <= before, "the run left its folder of shared results"
     return pipeline.scores(course, db_url)
 
 

@@ -146,8 +146,8 @@ def test_make_grade_forks_its_workers_from_one_server(tmp_path, monkeypatch):
     seen, parents = [], []
     real_start = grade._start_worker
 
-    def start(course, db_url, log, shared=None):
-        proc = real_start(course, db_url, log, shared)
+    def start(course, db_url, log, shared=None, made_once=None):
+        proc = real_start(course, db_url, log, shared, made_once)
         seen.append(type(proc).__name__)
         parents.append((parent_of(proc.pid), parent_of(parent_of(proc.pid))))
         return proc
