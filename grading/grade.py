@@ -331,6 +331,54 @@ def preload():
     PyFileConfigLoader("nbgrader_config.py", path=os.getcwd()).load_config()
     from grading import diagnosis, report, rules, rules23, sanitize, verdicts  # noqa: F401
 
+    _warm_up()
+
+
+def _warm_up():
+    """What a worker's first notebook compiles, compiled here instead (in the template, once per run): nbformat's
+    notebook validators (fastjsonschema), as nbconvert and nbgrader call them, for the format versions of the
+    course's released notebooks and the one JupyterLab writes, and the compiled check of each kind of output and
+    cell (``speedups._fast_ref_validate``), as nbclient makes them. A tenth of a CPU-second a worker."""
+    import copy
+    import glob
+    import warnings
+
+    import nbformat
+    from nbformat import v4
+
+    outputs = [v4.new_output("stream", name="stdout", text="1\n"),
+               v4.new_output("display_data", data={"text/plain": "1"}),
+               v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1),
+               v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=[])]
+    nb = v4.new_notebook(cells=[v4.new_code_cell("1", outputs=outputs, execution_count=1), v4.new_markdown_cell("a"),
+                                v4.new_raw_cell("b")])
+    minors = {v4.nbformat_minor}
+    for path in glob.glob(os.path.join("release", "*", "*.ipynb")):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                minors.add(int(json.load(fh)["nbformat_minor"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    import sqlalchemy.orm
+    from nbgrader import api  # noqa: F401
+    from sqlalchemy.engine import make_url
+
+    sqlalchemy.orm.configure_mappers()  # the gradebook's classes, set up at its first query otherwise
+    make_url(default_db_url(Path.cwd())).get_dialect()  # the course's gradebook's SQL dialect, imported
+    for minor in sorted(m for m in minors if 0 <= m <= v4.nbformat_minor):
+        version = copy.deepcopy(nb)
+        version.nbformat_minor = minor
+        if minor < 5:  # cell ids came with 4.5
+            for cell in version.cells:
+                cell.pop("id", None)
+        for relax in (False, True):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    nbformat.validate(version, relax_add_props=relax)
+                except nbformat.ValidationError:
+                    pass  # compiled all the same
+
 
 def worker(course, db_url):
     """Grade the submissions named on stdin, one JSON line {"assignment", "student"} each, in this process;

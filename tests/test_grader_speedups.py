@@ -78,6 +78,32 @@ def test_the_memoised_models_give_every_catalogued_answer_the_same_diagnosis(mon
     rules23.forget()
 
 
+def test_after_the_worker_templates_warm_up_a_workers_notebooks_compile_no_validator():
+    """make grade's worker template compiles what each worker's first notebook compiled (grade._warm_up): then
+    validating the course's released notebooks (either way nbconvert and nbgrader do) and making outputs and cells
+    as nbclient does compiles nothing more."""
+    assert _in_a_fresh_python(
+        "import glob, os, fastjsonschema, nbformat\n"
+        "from nbformat import v4\n"
+        f"os.chdir({str(ROOT)!r})\n"
+        "from grading import grade, speedups\n"
+        "speedups.apply()\n"
+        "grade._warm_up()\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise SystemExit('compiled in a worker')\n"
+        "fastjsonschema.compile = refuse\n"
+        "for path in glob.glob('release/*/*.ipynb'):\n"
+        "    nb = nbformat.read(path, 4)\n"
+        "    nbformat.validate(nb)\n"
+        "    nbformat.validate(nb, relax_add_props=True)\n"
+        "cell = v4.new_code_cell('x', outputs=[v4.new_output('stream', name='stderr', text='y'),\n"
+        "    v4.new_output('error', ename='E', evalue='', traceback=['t']),\n"
+        "    v4.new_output('execute_result', data={'text/plain': '2'}, execution_count=2),\n"
+        "    v4.new_output('display_data', data={'text/html': '<b>'})])\n"
+        "nbformat.validate(v4.new_notebook(cells=[cell, v4.new_markdown_cell('m')]))\n"
+        "print(json.dumps('none compiled'))\n") == "none compiled"
+
+
 def _made_once(folder, make_code, key='["k", [1.5, 2]]', env=None):
     """What made_once_per_run gives in a new process with ``folder`` as the run's folder: [value, made?]."""
     return _in_a_fresh_python(
