@@ -274,7 +274,7 @@ def profile(n=20, rate=50):
     for line in out.read_text().splitlines():
         procs, frames, count = parse_sample(line)
         leaf = frames[-1].split(" (")[0].rsplit(".", 1)[-1].lower() if frames else ""
-        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING) or sleeping and frames[-1].endswith(sleeping):
+        if any(leaf.startswith(k) or leaf.endswith(k) for k in BLOCKING) or sleeping and frames and frames[-1].endswith(sleeping):
             idle += count
         else:
             phases[phase(procs, frames)] += count
