@@ -295,6 +295,7 @@ if __name__ == "__main__":
         sys.exit()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     quick = "--quick" in sys.argv
-    scale = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--scale=")), 0 if quick else 400)
-    rounds = next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith("--rounds=")), None)
-    main(int(args[0]) if args else (10 if quick else 40), scale, quick, rounds)
+    option = lambda name, default: next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith(f"--{name}=")),  # noqa: E731
+                                        default)
+    main(int(args[0]) if args else (10 if quick else 40), option("scale", 0 if quick else 400), quick,
+         option("rounds", None))

@@ -471,11 +471,10 @@ def _sampled(case, trials, seed, notebook, mistakes):
     from grading import speedups
     if not speedups.enabled():
         return _sample(case, trials, seed, notebook, mistakes)
-    key = (notebook, _case_key(case), trials, seed, sorted(mistakes))
-    return _memoised(_SAMPLED, (notebook, _case_key(case), trials, seed, mistakes),
-                     lambda: (speedups.made_once_per_run("rules23.sampled", key,
-                                                         lambda: _sample(case, trials, seed, notebook, mistakes),
-                                                         _sampled_to_json, _sampled_from_json),))[0]
+    key = (notebook, _case_key(case), trials, seed, mistakes)
+    return _memoised(_SAMPLED, key, lambda: (speedups.made_once_per_run(
+        "rules23.sampled", key[:4] + (sorted(mistakes),), lambda: _sample(case, trials, seed, notebook, mistakes),
+        _sampled_to_json, _sampled_from_json),))[0]
 
 
 def _sampled_to_json(value):

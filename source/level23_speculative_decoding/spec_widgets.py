@@ -406,9 +406,9 @@ class NumberLine:
 
 def number_line(p=0.4, q=0.5, r=0.5):
     """The interactive number line (starts at visible-test position 1)."""
-    shown = on_sliders((p, q, r), SLIDERS.values())  # what the sliders start at
+    p, q, r = on_sliders((p, q, r), SLIDERS.values())  # what the sliders start at
     static = (f"<div class='spec-number-line-static'><p>p = {p:.2f}, q = {q:.2f}, r = {r:.2f}</p>"
-              f"{number_line_svg(acceptance(*shown))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
+              f"{number_line_svg(acceptance(p, q, r))}<p><i>{html.escape(TEXT['line_static'])}</i></p></div>")
     return live(lambda: NumberLine(p, q, r).widget, static)
 
 
