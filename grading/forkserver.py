@@ -657,9 +657,14 @@ def _template_key(worker):
     return json.dumps([worker.get("cwd"), worker.get("env"), worker.get("module"), worker["preload"]], sort_keys=True)
 
 
-def _template_for(worker, templates, closing):
+def _template_for(worker, templates, closing, in_hand=()):
     """The worker template (a socket to it) for requests like ``worker``, started on first use; None where the
-    template could not start (the server then forks the worker itself)."""
+    template could not start (the server then forks the worker itself).
+
+    ``in_hand``: the descriptors of the request being answered (the first worker's stdin, stdout and stderr), which
+    the template closes at once: a template that kept that worker's stdout open (and every worker forked from it,
+    a copy) hid the worker's end from its coordinator, which saw a worker that died at start only at the start
+    deadline, 300 s later."""
     import socket
 
     key = _template_key(worker)
@@ -669,6 +674,8 @@ def _template_for(worker, templates, closing):
         sys.stderr.flush()
         if os.fork() == 0:
             ours.close()
+            for fd in in_hand:
+                os.close(fd)
             _zygote(worker, theirs, [*closing, *(t for t in templates.values() if t)])
         theirs.close()
         ours.settimeout(ZYGOTE_TIMEOUT)
@@ -686,7 +693,7 @@ def _fork_worker(worker, fds, templates, closing):
     """The pid of a new worker: forked from its template where there is one, else from the server."""
     import socket
 
-    template = _template_for(worker, templates, closing) if isinstance(worker.get("preload"), str) else None
+    template = _template_for(worker, templates, closing, fds) if isinstance(worker.get("preload"), str) else None
     if template is not None:
         try:
             socket.send_fds(template, [json.dumps(worker).encode()], fds)

@@ -237,9 +237,14 @@ def remove_stale_private_dirs():
         parts = entry.name.split("-")
         if len(parts) != 3 or parts[0] != "nbg" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
             continue
-        # As root, only a private tmpfs (a folder another user made under that name is left alone).
-        if os.path.ismount(entry.path) if os.geteuid() == 0 else entry.stat(follow_symlinks=False).st_uid == os.geteuid():
-            remove_private_dir(entry.path)
+        # As root, only a private tmpfs (a folder another user made under that name is left alone). Each of make
+        # grade's workers cleans up as it starts, at the same moment: a folder another worker removed first is
+        # gone, not an error (a worker stopped at start on it, and so did every worker of the run).
+        try:
+            if os.path.ismount(entry.path) if os.geteuid() == 0 else entry.stat(follow_symlinks=False).st_uid == os.geteuid():
+                remove_private_dir(entry.path)
+        except OSError:
+            continue
 
 
 def remove_private_dir(path):
@@ -247,7 +252,11 @@ def remove_private_dir(path):
     if os.path.ismount(path):
         from grading import forkserver
 
-        forkserver._check(forkserver._libc.umount2(str(path).encode(), forkserver.MNT_DETACH), f"umount {path}")
+        try:
+            forkserver._check(forkserver._libc.umount2(str(path).encode(), forkserver.MNT_DETACH), f"umount {path}")
+        except OSError:
+            if os.path.ismount(path):  # not unmounted by another process in the meantime: a real failure
+                raise
     shutil.rmtree(path, ignore_errors=True)
 
 

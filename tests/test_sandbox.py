@@ -651,6 +651,36 @@ def test_a_private_folder_left_by_a_killed_grader_is_removed_by_the_next():
         sandbox.remove_private_dir(ours)
 
 
+
+def test_graders_cleaning_up_the_same_left_folders_at_once_all_start(monkeypatch):
+    """make grade's workers each clean up as they start, at the same moment: a left folder another worker
+    unmounts and removes between this one's look at it and its own unmount is skipped, not an error (it stopped
+    the worker at start, and every worker of the run with it); so is one removed before this one looks."""
+    if MODE[0] == "forked":
+        pytest.skip("the private folder is the same on both paths")
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
+                             "from grading import sandbox; print(*(sandbox.make_private_dir(sandbox.sandbox_uid())"
+                             " for _ in range(3)), flush=True); os.kill(os.getpid(), signal.SIGKILL)",
+                             str(sandbox.HARNESS.parent.parent)], capture_output=True, text=True)
+    left = killed.stdout.split()
+    assert len(left) == 3 and all(os.path.isdir(p) for p in left)
+    real_ismount, looks = os.path.ismount, []
+
+    def ismount_while_another_worker_cleans(path):
+        mounted = real_ismount(path)
+        looks.append(path)
+        if path == left[0] and looks.count(path) == (2 if os.geteuid() == 0 else 1):  # as it is about to unmount
+            monkeypatch.setattr(os.path, "ismount", real_ismount)
+            sandbox.remove_private_dir(left[0])  # the other worker
+            monkeypatch.setattr(os.path, "ismount", ismount_while_another_worker_cleans)
+        return mounted
+
+    shutil.rmtree(left[1], ignore_errors=True) if os.geteuid() != 0 else sandbox.remove_private_dir(left[1])
+    monkeypatch.setattr(os.path, "ismount", ismount_while_another_worker_cleans)
+    sandbox.remove_stale_private_dirs()
+    monkeypatch.setattr(os.path, "ismount", real_ismount)
+    assert left[0] in looks and not any(os.path.exists(p) for p in left)
+
 # --- memory and processes per sandbox, in a cgroup (issue 19, items 6 and 9) ---------------------------------
 
 # Four processes of one sandbox each take 300 MB at once (written, so the pages are real), and hold it.

@@ -200,3 +200,37 @@ def test_a_worker_template_runs_its_preload_once_and_a_failing_one_leaves_the_se
     assert templated[0] == templated[1] != server
     assert failed == [server, server]
 
+
+
+def test_a_worker_that_dies_at_start_is_seen_at_once(shared, tmp_path):
+    """A worker's stdout is held by the worker alone: when it exits, its coordinator reads the end at once. The
+    worker template kept the stdout of the worker whose request started it (and every worker it forked, a
+    copy), so a first worker that died at start was seen only at make grade's start deadline, 300 s later."""
+    import select
+
+    _, path = shared
+    (tmp_path / "probe_dies_preload.py").write_text("def warm():\n    pass\n")
+    (tmp_path / "probe_dies.py").write_text("raise SystemExit(3)\n")
+    client = forkserver.SharedForkServer(path)
+
+    def start():
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err = os.open(os.devnull, os.O_WRONLY)
+        try:
+            reply = client.request({"worker": {"cwd": str(tmp_path), "env": {}, "module": "probe_dies", "args": [],
+                                               "preload": "probe_dies_preload:warm"}}, fds=[in_r, out_w, err])
+        finally:
+            for fd in (in_r, out_w, err):
+                os.close(fd)
+        return reply["pid"], in_w, out_r
+
+    try:
+        workers = [start() for _ in range(3)]  # the first starts the template; the others are forked from it
+        for pid, in_w, out_r in workers:
+            readable, _, _ = select.select([out_r], [], [], 30)
+            assert readable and os.read(out_r, 1) == b"", f"worker {pid}: its stdout is still open elsewhere"
+            os.close(in_w)
+            os.close(out_r)
+    finally:
+        client.close()
