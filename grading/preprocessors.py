@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import time
-import types
 from pathlib import Path
 from queue import Empty
 
@@ -633,39 +632,6 @@ class ResilientExecute(Execute):
             self.timeout, self._budget_cut = timeout, None
 
 
-async def _wait_for_ready(kc, timeout=None):
-    """jupyter_client's wait_for_ready without its fixed waits: a kernel_info reply on the shell channel and a
-    message on IOPub (its subscription is connected) say the kernel is ready. jupyter_client waits 0.2 s for that
-    IOPub message, then at least 0.2 s more of IOPub silence: a third of a second of each notebook's grading, with
-    the core idle, for a forked kernel that answers in milliseconds. Here kernel_info is asked again every 20 ms
-    until both arrive, and IOPub is drained of what has already come. What came before or comes after belongs to
-    no cell (nbclient reads only the messages whose parent is the cell's request)."""
-    deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
-    while True:
-        kc.kernel_info()
-        try:
-            msg = await ensure_async(kc.shell_channel.get_msg(timeout=0.02))
-        except Empty:
-            msg = None
-        if msg is not None and msg["msg_type"] == "kernel_info_reply":
-            try:
-                await ensure_async(kc.iopub_channel.get_msg(timeout=0.02))
-            except Empty:
-                pass
-            else:
-                kc._handle_kernel_info_reply(msg)
-                break
-        if not await kc._async_is_alive():
-            raise RuntimeError("Kernel died before replying to kernel_info")
-        if time.monotonic() > deadline:
-            raise RuntimeError("Kernel didn't respond in %d seconds" % timeout)
-    while True:
-        try:
-            await ensure_async(kc.iopub_channel.get_msg(timeout=0))
-        except Empty:
-            break
-
-
 class SandboxedExecute(ResilientExecute):
     """Autograde with the student's kernel in the sandbox and every verdict decided by the grader.
 
@@ -744,7 +710,6 @@ class SandboxedExecute(ResilientExecute):
         def capped_client(**kwargs):  # every socket of the grader's client refuses larger messages unread
             kc = client(**kwargs)
             kc.context.setsockopt(zmq.MAXMSGSIZE, cap)
-            kc.wait_for_ready = types.MethodType(_wait_for_ready, kc)
             return kc
         km.client = capped_client
         if isinstance(km, sandbox.SandboxedKernelManager):

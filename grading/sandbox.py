@@ -41,8 +41,11 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from queue import Empty
 
+import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Any, DottedObjectName, Dict, Integer, Type, Unicode
@@ -377,24 +380,21 @@ def prepare():
 
 
 class GradingKernelClient(AsyncKernelClient):
-    """jupyter_client's client, ready when the kernel has answered, not 0.2 s later.
+    """The grader's client of a grading kernel: jupyter_client's, ready as soon as the kernel answers.
 
-    ``wait_for_ready`` asks for kernel_info until the reply comes on the shell channel and a message on IOPub
-    shows that channel connected, as jupyter_client's does; then jupyter_client reads IOPub until it has been
-    silent for 0.2 s: a fifth of a second of every notebook's wall time (issue 24). Here, once IOPub is known to
-    be connected, one more kernel_info request is sent and the flush ends at its idle status (a kernel publishes
-    it after the reply, as its last message for that request; sent after the connection, it cannot be missed), or
-    after the same 0.2 s of silence, whichever is first; its reply is read from the shell channel. What is left
-    on IOPub is what was left before: messages of no cell's request, which nbclient skips (it reads only messages
-    whose parent is the cell's execute request).
+    jupyter_client's ``wait_for_ready`` waits 0.2 s for an IOPub message, then at least 0.2 s more of IOPub
+    silence: a third of a second of each notebook's grading, with the core idle, for a forked kernel that answers
+    in milliseconds. Here a kernel_info reply on the shell channel and a message on IOPub (its subscription is
+    connected) say the kernel is ready: kernel_info is asked again every 20 ms until both arrive, and IOPub is
+    drained of what has already come. What came before or comes after belongs to no cell (nbclient reads only the
+    messages whose parent is the cell's request).
 
-    Its sockets try again to connect every 10 ms, not zmq's 100 ms: a forked kernel is started when its process
-    is, before it has bound its sockets, so the client's first connection fails and the kernel's first answer
-    waited up to a tenth of a second more. ``GRADER_NO_SPEEDUPS=1``: jupyter_client's own client."""
+    Its sockets also try again to connect every 10 ms, not zmq's 100 ms (``GRADER_NO_SPEEDUPS=1``: 100 ms): a
+    forked kernel is started when its process is, before it has bound its sockets, so the client's first
+    connection fails, and the kernel_info requests asked every 20 ms meanwhile queued up and were all answered
+    once it connected."""
 
     def _context_default(self):
-        import zmq
-
         from grading import speedups
 
         context = super()._context_default()
@@ -403,52 +403,32 @@ class GradingKernelClient(AsyncKernelClient):
         return context
 
     async def _async_wait_for_ready(self, timeout=None):
-        import time
-        from queue import Empty
-
-        from grading import speedups
-
-        if not speedups.enabled():
-            return await super()._async_wait_for_ready(timeout)
-        deadline = time.time() + (float("inf") if timeout is None else timeout)
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while True:
             self.kernel_info()
             try:
-                reply = await self.shell_channel.get_msg(timeout=1)
+                msg = await self.shell_channel.get_msg(timeout=0.02)
             except Empty:
-                reply = None
-            if reply is not None and reply["msg_type"] == "kernel_info_reply":
-                try:  # IOPub connected? (jupyter_client asks the same, and starts over when not)
-                    await self.iopub_channel.get_msg(timeout=0.2)
-                    break
+                msg = None
+            if msg is not None and msg["msg_type"] == "kernel_info_reply":
+                try:
+                    await self.iopub_channel.get_msg(timeout=0.02)
                 except Empty:
                     pass
+                else:
+                    self._handle_kernel_info_reply(msg)
+                    break
             if not await self._async_is_alive():
                 raise RuntimeError("Kernel died before replying to kernel_info")
-            if time.time() > deadline:
+            if time.monotonic() > deadline:
                 raise RuntimeError("Kernel didn't respond in %d seconds" % timeout)
-        self._handle_kernel_info_reply(reply)
-        request = self.kernel_info()
         while True:
             try:
-                if _idle_of(await self.iopub_channel.get_msg(timeout=0.2), request):
-                    break
-            except Empty:
-                break
-        while True:
-            try:
-                if (await self.shell_channel.get_msg(timeout=1))["parent_header"].get("msg_id") == request:
-                    break
+                await self.iopub_channel.get_msg(timeout=0)
             except Empty:
                 break
 
-    wait_for_ready = _async_wait_for_ready  # jupyter_client binds its name to its own function, not by lookup
-
-
-def _idle_of(message, request):
-    """Whether ``message`` is the idle status a kernel publishes last for the request ``request``."""
-    return (message.get("msg_type") == "status" and message.get("content", {}).get("execution_state") == "idle"
-            and message.get("parent_header", {}).get("msg_id") == request)
+    wait_for_ready = _async_wait_for_ready  # jupyter_client binds this name to its own function, not by lookup
 
 
 class HarnessKernelManager(AsyncKernelManager):

@@ -6,8 +6,8 @@
   (grading/rules23.py _memo_model): every catalogued answer gets the same line with it as without it;
 - the kernel publishes no busy/idle status for a grader call, and keeps it for everything else
   (grading/kernel_harness.py _quiet_for_grader_calls);
-- the kernel client is ready without jupyter_client's fixed waits (grading/preprocessors.py
-  _wait_for_ready): a real kernel answers a cell right after it;
+- the kernel client is ready without jupyter_client's fixed waits (grading/sandbox.py
+  GradingKernelClient): a real kernel answers a cell right after it;
 - nbformat's validation of one output or cell (``validate(node, ref)``) is checked first by a compiled
   validator (grading/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
 - the kernel's logger makes no record its handler would drop (grading/kernel_harness.py);
@@ -165,18 +165,17 @@ def test_a_grader_call_publishes_no_status_and_every_other_request_does(msg_type
 
 
 def test_a_kernel_is_ready_and_answers_with_the_quick_wait():
-    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import start_new_kernel
 
-    from grading import preprocessors
+    from grading import sandbox
 
     km, kc = start_new_kernel(startup_timeout=120)
     kc.stop_channels()  # a fresh client of our own, whose IOPub subscription starts now
-    client = AsyncKernelClient(**km.get_connection_info(session=True))
+    client = sandbox.GradingKernelClient(**km.get_connection_info(session=True))
     client.start_channels()
 
     async def ready_then_run():
-        await preprocessors._wait_for_ready(client, timeout=60)
+        await client.wait_for_ready(timeout=60)
         msg_id = client.execute("print(6 * 7)")
         while True:
             msg = await client.get_iopub_msg(timeout=30)
