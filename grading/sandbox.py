@@ -48,7 +48,7 @@ from queue import Empty
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Any, DottedObjectName, Dict, Integer, Type, Unicode
+from traitlets import Any, Dict, Integer, Type, Unicode
 
 from grading import cgroups
 
@@ -241,12 +241,12 @@ def remove_stale_private_dirs():
         if len(parts) != 3 or parts[0] != "nbg" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
             continue
         # As root, only a private tmpfs (a folder another user made under that name is left alone). Each of make
-        # grade's workers cleans up as it starts, at the same moment: a folder another worker removed first is
-        # gone, not an error (a worker stopped at start on it, and so did every worker of the run).
+        # grade's workers cleans up as it starts, at the same moment: a folder another worker removed since the
+        # listing is gone, not an error (remove_private_dir likewise skips one unmounted meanwhile).
         try:
             if os.path.ismount(entry.path) if os.geteuid() == 0 else entry.stat(follow_symlinks=False).st_uid == os.geteuid():
                 remove_private_dir(entry.path)
-        except OSError:
+        except FileNotFoundError:
             continue
 
 
@@ -435,7 +435,6 @@ class HarnessKernelManager(AsyncKernelManager):
     """Starts the grading kernel (kernel_harness.py) instead of the plain ipykernel; no sandbox."""
 
     helpers_path = Unicode(help="The course's trusted helper module, loaded by the kernel before student code")
-    client_class = DottedObjectName("grading.sandbox.GradingKernelClient")
     client_factory = Type(GradingKernelClient, klass=AsyncKernelClient, config=True)
 
     def format_kernel_cmd(self, extra_arguments=None):

@@ -675,7 +675,7 @@ def test_graders_cleaning_up_the_same_left_folders_at_once_all_start(monkeypatch
             monkeypatch.setattr(os.path, "ismount", ismount_while_another_worker_cleans)
         return mounted
 
-    shutil.rmtree(left[1], ignore_errors=True) if os.geteuid() != 0 else sandbox.remove_private_dir(left[1])
+    sandbox.remove_private_dir(left[1])  # removed before this grader looks
     monkeypatch.setattr(os.path, "ismount", ismount_while_another_worker_cleans)
     sandbox.remove_stale_private_dirs()
     monkeypatch.setattr(os.path, "ismount", real_ismount)

@@ -164,6 +164,20 @@ def test_make_grade_forks_its_workers_from_one_server(tmp_path, monkeypatch):
     assert set(results) == {"nobody-1", "nobody-2"}  # not submitted: nbgrader's error, but an answer for each
 
 
+def request_worker(client, cwd, module, preload):
+    """Ask the shared server for a worker running ``module`` in ``cwd`` with ``preload``, its stdin and stdout pipes
+    and stderr to /dev/null, as make grade's coordinator does: (its pid, our end of its stdin, our end of its stdout)."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err = os.open(os.devnull, os.O_WRONLY)
+    try:
+        reply = client.request({"worker": {"cwd": str(cwd), "env": {}, "module": module, "args": [],
+                                           "preload": preload}}, fds=[in_r, out_w, err])
+    finally:
+        for fd in (in_r, out_w, err):
+            os.close(fd)
+    return reply["pid"], in_w, out_r
+
 def test_a_worker_template_runs_its_preload_once_and_a_failing_one_leaves_the_server_forking(shared, tmp_path):
     """Workers asking for the same preload are forked from one template that ran it once; a preload that fails
     costs nothing but the template: the server forks those workers itself, and they run."""
@@ -174,16 +188,7 @@ def test_a_worker_template_runs_its_preload_once_and_a_failing_one_leaves_the_se
     client = forkserver.SharedForkServer(path)
 
     def start(preload):
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err = os.open(os.devnull, os.O_WRONLY)
-        try:
-            reply = client.request({"worker": {"cwd": str(tmp_path), "env": {}, "module": "probe_quiet", "args": [],
-                                               "preload": preload}}, fds=[in_r, out_w, err])
-        finally:
-            for fd in (in_r, out_w, err):
-                os.close(fd)
-        worker = grade.ForkedWorker(reply["pid"], in_w, out_r)
+        worker = grade.ForkedWorker(*request_worker(client, tmp_path, "probe_quiet", preload))
         parent = parent_of(worker.pid)
         worker.stdin.write("echo\n")
         worker.stdin.flush()
@@ -213,20 +218,9 @@ def test_a_worker_that_dies_at_start_is_seen_at_once(shared, tmp_path):
     (tmp_path / "probe_dies.py").write_text("raise SystemExit(3)\n")
     client = forkserver.SharedForkServer(path)
 
-    def start():
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err = os.open(os.devnull, os.O_WRONLY)
-        try:
-            reply = client.request({"worker": {"cwd": str(tmp_path), "env": {}, "module": "probe_dies", "args": [],
-                                               "preload": "probe_dies_preload:warm"}}, fds=[in_r, out_w, err])
-        finally:
-            for fd in (in_r, out_w, err):
-                os.close(fd)
-        return reply["pid"], in_w, out_r
-
     try:
-        workers = [start() for _ in range(3)]  # the first starts the template; the others are forked from it
+        # the first starts the template; the others are forked from it
+        workers = [request_worker(client, tmp_path, "probe_dies", "probe_dies_preload:warm") for _ in range(3)]
         for pid, in_w, out_r in workers:
             readable, _, _ = select.select([out_r], [], [], 30)
             assert readable and os.read(out_r, 1) == b"", f"worker {pid}: its stdout is still open elsewhere"
