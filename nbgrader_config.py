@@ -20,12 +20,13 @@ from nbgrader.preprocessors import (
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:
-    from grading import budgets, ids, sanitize, speedups
-    from grading.late import TenthPerDayLate
-    from grading.plugins import exchange
-    from grading.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams,
-                                       EditionClearSolutions, HideHiddenTestDetails, PageExporter, SandboxedExecute,
-                                       SanitizeStudentContent, feedback_html_only)
+    from grading import ids
+    from grading.plugins import exchange, sanitize, speedups
+    from grading.plugins.late import TenthPerDayLate
+    from grading.plugins.preprocessors import (CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams,
+                                               EditionClearSolutions, HideHiddenTestDetails, PageExporter,
+                                               SandboxedExecute, SanitizeStudentContent, feedback_html_only)
+    from grading.sandbox import budgets
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
     sanitize.refuse_unreadable()  # a notebook nbformat cannot read scores 0 alone, with the reason
@@ -50,8 +51,8 @@ c.ClearSolutions.code_stub = {
 }
 
 # Autograding: an endless loop costs its cell 10 seconds, not the whole class.
-# A hung or crashed kernel is restarted (grading/preprocessors.py), so the rest still counts.
-# A notebook and a student have wall-clock budgets too (ResilientExecute; the numbers: grading/budgets.py).
+# A hung or crashed kernel is restarted (grading/plugins/preprocessors.py), so the rest still counts.
+# A notebook and a student have wall-clock budgets too (ResilientExecute; the numbers: grading/sandbox/budgets.py).
 c.Execute.timeout = budgets.CELL if SandboxedExecute else 10
 c.Execute.startup_timeout = 120
 c.LimitOutput.max_lines = 200
@@ -64,9 +65,9 @@ if SandboxedExecute:
         ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
     ]
     # Student code runs in a sandboxed kernel; every test cell's verdict is decided by the
-    # grader, with the helpers from source/ (grading/sandbox.py, grading/verdicts.py).
+    # grader, with the helpers from source/ (grading/sandbox/kernels.py, grading/judge/verdicts.py).
     c.SandboxedExecute.source_dir = os.path.join(HERE, "source", "{assignment}")
-    # No student's metadata can stop the run: every cell's nbgrader metadata is the instructor's (grading/sanitize.py).
+    # No student's metadata can stop the run: every cell's nbgrader metadata is the instructor's (grading/plugins/sanitize.py).
     c.Autograde.sanitize_preprocessors = [
         sanitize.RestoreInstructorMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
         CheckCellMetadata,

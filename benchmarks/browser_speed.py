@@ -61,7 +61,7 @@ def main():
     (course / "floor.ipynb").write_text(json.dumps(FLOOR_NB))
     level24 = course / "level24"
     shutil.copytree(ROOT / "release" / "level24_residual_and_bonus", level24)
-    from grading import catalogue  # the widget comes after the visible test: answer it so run-all gets there
+    from grading.build import catalogue  # the widget comes after the visible test: answer it so run-all gets there
     right = next(a for a in catalogue.load("02_bonus_and_step", "level24_residual_and_bonus") if a.full_marks)
     import nbformat
     nbformat.write(catalogue.fill(level24 / "02_bonus_and_step.ipynb", right.code), level24 / "02_bonus_and_step.ipynb")

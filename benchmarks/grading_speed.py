@@ -9,7 +9,7 @@ Every row grades the same N submissions (a mix of right and wrong answers from a
 both notebooks each) in a fresh temporary course: the parallel grader (`make grade`'s
 run_workers with its default workers, one per core and one more, forked kernels, sandbox) and plain `nbgrader autograde` (one process,
 forked kernels, sandbox); without --quick also both with the speed-ups off
-(GRADER_NO_SPEEDUPS=1, grading/speedups.py), on cold kernels and without the sandbox. The floor
+(GRADER_NO_SPEEDUPS=1, grading/plugins/speedups.py), on cold kernels and without the sandbox. The floor
 is a cold kernel that only imports torch, once per notebook, measured before and after the rows
 (their mean), less its client process's own start-up. CPU is counted in a cpuacct cgroup
 (every descendant, reaped or not); wall times depend on what else the machine runs.
@@ -27,7 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, NOTEBOOKS, catalogue, grade, pipeline, sandbox, speedups  # noqa: E402
+from grading import ASSIGNMENT, NOTEBOOKS, grade, pipeline  # noqa: E402
+from grading.build import catalogue
+from grading.sandbox import kernels as sandbox
+from grading.plugins import speedups
 
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -124,7 +127,7 @@ def plain(course):
 
 
 def old_path(fn):
-    """``fn`` with this branch's grading speed-ups switched off (grading/speedups.py), for the before column."""
+    """``fn`` with this branch's grading speed-ups switched off (grading/plugins/speedups.py), for the before column."""
     return lambda: with_env(fn, **{speedups.OFF_ENV: "1"})
 
 
@@ -235,7 +238,7 @@ def phase(procs, frames):
         return "grader-side checks"
     if "SaveAutoGrades" in s or "Gradebook" in s or "sqlalchemy" in s:
         return "gradebook"
-    if any(k in s for k in ("ForkServer", "sandbox.py", "cgroups.py", "start_kernel", "shutdown_kernel")):
+    if any(k in s for k in ("ForkServer", "grading/sandbox/", "start_kernel", "shutdown_kernel")):
         return "kernel fork and sandbox"
     if any(k in s for k in ("nbformat", "nbconvert", "jsonschema", "deepcopy")):
         return "nbconvert and nbformat"

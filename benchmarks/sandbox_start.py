@@ -3,7 +3,7 @@
     python benchmarks/sandbox_start.py [N]          # as root: the cold (bubblewrap) and the forked path
     runuser -u <user> -- python benchmarks/sandbox_start.py [N]   # as an ordinary user: the cold path
 
-Prints one line per path, with and without a cgroup per sandbox (grading/cgroups.py, where one can be made):
+Prints one line per path, with and without a cgroup per sandbox (grading/sandbox/cgroups.py, where one can be made):
 the median and the fastest of N starts, in milliseconds (a cgroup's making and removal included).
 """
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from grading import cgroups, sandbox  # noqa: E402
+from grading.sandbox import cgroups, kernels as sandbox  # noqa: E402
 
 
 def timed(start, n, cgroup=False):

@@ -1,10 +1,21 @@
-"""Course tooling: build the notebooks, grade submissions, and report on them."""
+"""Course tooling: build the notebooks, grade submissions, and report on them.
+
+    grade.py, demo.py   `make grade` (every submission, in parallel) and `make demo`
+    pipeline.py         the real nbgrader CLI on a course folder, and its gradebook read back
+    report.py           the class report
+    ids.py              the rule for student and assignment ids, checked wherever an id enters
+    sandbox/            where student code runs: kernel managers, fork server, cgroups, the grading kernel
+    judge/              verdicts and diagnoses, decided in the grader from plain data
+    plugins/            what nbgrader_config.py switches on: preprocessors, exchange, export, late policy
+    build/              lessons to notebooks and editions, and the answer catalogue
+    templates/          the feedback page
+"""
 
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every nbgrader assignment of the course, with its notebooks. An edition in another language is
-# an assignment of its own, built from its template's lessons (EDITIONS below, grading/build.py).
+# an assignment of its own, built from its template's lessons (EDITIONS below, grading/build/notebooks.py).
 ASSIGNMENTS = {
     "level23_speculative_decoding": ("01_accept_branch", "02_reject_and_break"),
     "level23_speculative_decoding_zh": ("01_accept_branch", "02_reject_and_break"),

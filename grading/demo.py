@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, ROOT, language, template
-from grading import catalogue, pipeline
+from grading import pipeline
+from grading.build import catalogue
 
 # Each example student picks one catalogue answer per notebook.
 CLASS = {
@@ -97,7 +98,7 @@ def main(argv=None):
     for path in (ROOT / "autograded").glob("*"):
         if path.is_dir():
             shutil.rmtree(path)
-    for name in ("gradebook.db", "gradebook.db-wal", "gradebook.db-shm"):  # with SQLite's write-ahead log (grading/speedups.py)
+    for name in ("gradebook.db", "gradebook.db-wal", "gradebook.db-shm"):  # with SQLite's write-ahead log (grading/plugins/speedups.py)
         (ROOT / name).unlink(missing_ok=True)
 
     timing = []

@@ -7,9 +7,9 @@ Students are handed out one at a time to the workers (one per core and one more,
 worker is one process running the real nbgrader (its Python API, the code behind
 `nbgrader autograde --student`), so nbgrader's ~3 s start-up is paid once per worker,
 not once per student. Each notebook's kernel is forked from a prepared parent that has
-imported torch, IPython and the rest once (grading/forkserver.py): one for the whole run,
+imported torch, IPython and the rest once (grading/sandbox/forkserver.py): one for the whole run,
 which forks the workers too, so the class pays for those imports once; --cold-kernels starts
-plain new kernel processes (and workers) instead. Every kernel runs in the sandbox (grading/sandbox.py); a
+plain new kernel processes (and workers) instead. Every kernel runs in the sandbox (grading/sandbox/kernels.py); a
 student whose grading outlives the deadline, or whose worker dies, is listed as not
 graded with the reason, and a fresh worker carries on with the rest. All workers write into one gradebook:
 SQLite by default (with a lock timeout, so concurrent writers wait their turn) or
@@ -27,9 +27,11 @@ import time
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, budgets, ids, pipeline, sandbox, speedups
+from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, ids, pipeline
+from grading.sandbox import budgets, kernels as sandbox
+from grading.plugins import speedups
 
-DEADLINE = budgets.DEADLINE  # seconds for one student's whole submission, past their budgets (grading/budgets.py)
+DEADLINE = budgets.DEADLINE  # seconds for one student's whole submission, past their budgets (grading/sandbox/budgets.py)
 STARTUP = 300  # seconds a worker may take to start nbgrader, check the sandbox and start its fork server
 SHARED_OFF_ENV = "GRADER_NO_SHARED_FORK_SERVER"  # "1": a fork server per worker, each a new process (comparisons)
 
@@ -95,7 +97,7 @@ class ForkedWorker:
     returncode = None
 
     def __init__(self, pid, stdin_fd, stdout_fd):
-        from grading import forkserver
+        from grading.sandbox import forkserver
 
         self.pid = pid
         self._process = forkserver.ForkedProcess(pid)
@@ -113,12 +115,12 @@ class ForkedWorker:
 
 
 def _shared_fork_server(log):
-    """One fork server for every worker of this run (grading/forkserver.py, ``serve_shared``): it imports torch,
+    """One fork server for every worker of this run (grading/sandbox/forkserver.py, ``serve_shared``): it imports torch,
     IPython and the rest once for the class and forks both the workers and their kernels. None where kernels
     start cold, or if it cannot start (each worker then starts its own, as plain nbgrader does)."""
     import tempfile
 
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     if sandbox.cold() or os.environ.get(SHARED_OFF_ENV) == "1":
         return None
@@ -164,7 +166,7 @@ def _start_worker(course, db_url, log, shared=None, made_once=None):
 
 
 def forkserver_socket_env():
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     return forkserver.SOCKET_ENV
 
@@ -323,13 +325,15 @@ def _run(course, names, workers, db_url, echo, deadline, log_file, assignment, s
 def preload():
     """What a worker imports before its first student, in the course folder: nbgrader, the grader's modules and
     the course's nbgrader_config.py (its preprocessors and speed-ups). make grade's shared fork server runs this
-    once per run, in a worker template it forks the workers from (grading/forkserver.py ``_zygote``); a worker
+    once per run, in a worker template it forks the workers from (grading/sandbox/forkserver.py ``_zygote``); a worker
     started as a new process imports the same itself."""
     from nbgrader.apps import NbGraderAPI  # noqa: F401
     from traitlets.config.loader import PyFileConfigLoader
 
     PyFileConfigLoader("nbgrader_config.py", path=os.getcwd()).load_config()
-    from grading import diagnosis, report, rules, rules23, sanitize, verdicts  # noqa: F401
+    from grading import report  # noqa: F401
+    from grading.judge import diagnosis, rules, rules23, verdicts
+    from grading.plugins import sanitize
 
     _warm_up()
 

@@ -5,7 +5,7 @@ gradebook and a word of the class report, so an odd one (a space, a slash, "..",
 character, a leading dash) is refused with a message that names it and the rule, never
 split, guessed at or graded under another name. ``check_id`` is the one check: `make grade`
 (grading/grade.py), the plain nbgrader commands (``refuse_odd_ids``, switched on in
-nbgrader_config.py) and the kernel's preprocessor (grading/preprocessors.py) use it, and so
+nbgrader_config.py) and the kernel's preprocessor (grading/plugins/preprocessors.py) use it, and so
 can the exchange.
 """
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 
 from grading import ASSIGNMENT, ASSIGNMENTS, ROOT, language, pipeline, template
-from grading.preprocessors import CSP_META
+from grading.plugins.preprocessors import CSP_META
 
 
 def not_graded_key(student, assignment):

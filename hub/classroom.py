@@ -52,10 +52,10 @@ ROLES = ("instructor", "student-a", "student-b", "student-c")
 
 
 def _cgroups():
-    """grading/cgroups.py: the one place that knows the instructor's delegated cgroup."""
+    """grading/sandbox/cgroups.py: the one place that knows the instructor's delegated cgroup."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from grading import cgroups
+    from grading.sandbox import cgroups
 
     return cgroups
 
@@ -241,7 +241,7 @@ class Classroom:
                        text=True, check=True)
 
     def delegate_cgroup(self):
-        """A cgroup of the instructor's (grading/cgroups.py): `make grade`, not root, then makes one per sandbox in it."""
+        """A cgroup of the instructor's (grading/sandbox/cgroups.py): `make grade`, not root, then makes one per sandbox in it."""
         try:
             _cgroups().delegate(self.instructor)
         except OSError as exc:  # make grade then says so at start-up, and limits each sandbox by rlimits only

@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, ASSIGNMENTS, catalogue, demo, grade, pipeline, template  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, demo, grade, pipeline, template  # noqa: E402
+from grading.build import catalogue
 
 ZH = "level23_speculative_decoding_zh"  # the Chinese edition, graded in the same course
 # The editions whose whole catalogue is graded by nbgrader here. Every other edition (Level 24's) gets the
@@ -181,7 +182,7 @@ async def _run_cells(manager_class, cells, env=None, files=None):
     import json
     import os
 
-    from grading import sandbox
+    from grading.sandbox import kernels as sandbox
 
     km = manager_class()
     km.helpers_path = str(ROOT_SOURCE / "spec_checks.py")
@@ -212,7 +213,7 @@ def run_cells(cells, manager_class=None, env=None, files=None):
     as JSON)..., the kernel's pid]."""
     import asyncio
 
-    from grading import sandbox
+    from grading.sandbox import kernels as sandbox
 
     return asyncio.run(_run_cells(manager_class or sandbox.ForkedSandboxedKernelManager, cells, env, files))
 

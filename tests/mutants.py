@@ -4,7 +4,7 @@ Operators: flip each comparison, shift each index and each integer constant by o
 p and q, drop or duplicate each statement, turn each break into continue and back, drop each return's
 value, change each row used (``x[i]`` to ``x[0]``). Each mutant is the reference's answer cell with one
 change; ``grade`` runs it through every test cell of its notebook with grading/diagnosis.judge_of,
-the same Judge (grading/verdicts.py) and checks nbgrader runs.
+the same Judge (grading/judge/verdicts.py) and checks nbgrader runs.
 """
 
 import ast
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from grading import ASSIGNMENT, ROOT, catalogue
+from grading import ASSIGNMENT, ROOT
+from grading.build import catalogue
 
 LEVEL24 = "level24_residual_and_bonus"
 NOTEBOOKS = {ASSIGNMENT: ("01_accept_branch", "02_reject_and_break"),
@@ -120,7 +121,7 @@ def edited(assignment, notebook, edits):
 
 def grade(code, assignment, notebook):
     """(the Judge after every check, the diagnosis line) for the answer ``code``."""
-    from grading import diagnosis
+    from grading.judge import diagnosis
 
     judge = diagnosis.judge_of(code, notebook, ROOT / "source" / assignment)
     return judge, diagnosis.line(notebook, judge, assignment=assignment)
@@ -128,7 +129,7 @@ def grade(code, assignment, notebook):
 
 def classify(judge, line, baseline_trace):
     """One of: equivalent, missed (changes behaviour, full marks), named, cannot name, false none."""
-    from grading import diagnosis
+    from grading.judge import diagnosis
 
     changed = judge.trace != baseline_trace or bool(judge.failed)
     if not changed:
@@ -145,5 +146,5 @@ def classify(judge, line, baseline_trace):
 
 
 def diagnosis_none():
-    from grading import diagnosis
+    from grading.judge import diagnosis
     return diagnosis.NONE

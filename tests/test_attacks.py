@@ -34,8 +34,10 @@ import nbformat
 import pytest
 
 from conftest import SUBMISSIONS, header, sandbox_processes
-from grading import ASSIGNMENT, catalogue, cgroups, demo, grade, pipeline, sandbox
-from grading.preprocessors import FEEDBACK_RECORDS
+from grading import ASSIGNMENT, demo, grade, pipeline
+from grading.build import catalogue
+from grading.sandbox import cgroups, kernels as sandbox
+from grading.plugins.preprocessors import FEEDBACK_RECORDS
 from test_feedback import hidden_lines, html_text
 
 ATTACKS = sorted((SUBMISSIONS / "attacks").glob("*.py"))
@@ -324,13 +326,13 @@ def test_unsafe_mode_warns_before_it_grades(tmp_path):
 
 
 def test_every_place_a_kernel_writes_is_capped_in_the_class_run(attacked_class):
-    """sandbox_write_places, graded with the class: each place it fills stops at its cap (grading/sandbox.py)."""
+    """sandbox_write_places, graded with the class: each place it fills stops at its cap (grading/sandbox/kernels.py)."""
     text = attacked_class.notebook_text("attack-sandbox-write-places", "02_reject_and_break")
     said = dict(re.findall(r"ATTACK sandbox_write_places: ([^:{]+): ([^\\\n\"]*)", text))
     assert set(said) == {"private folder", "/tmp inodes", "/dev", "/dev/shm", "memfd", "user namespace", "memory",
                          "processes"}, said
     held, each, n = map(int, re.search(r"held (\d+) x (\d+) MiB at once of (\d+)", said["memory"]).groups())
-    if cgroups.setup():  # memory per sandbox (grading/cgroups.py): not all of them, and no more than its limit
+    if cgroups.setup():  # memory per sandbox (grading/sandbox/cgroups.py): not all of them, and no more than its limit
         assert held < n and held * each <= cgroups.MEMORY >> 20, said
     mib = lambda s: int(re.search(r"wrote (\d+) MiB", s).group(1))  # noqa: E731
     assert mib(said["private folder"]) <= sandbox.PRIVATE_BYTES >> 20 and mib(said["/dev/shm"]) <= 16, said

@@ -20,7 +20,8 @@ import pytest
 from playwright.sync_api import expect
 
 import lab
-from grading import ASSIGNMENT, catalogue
+from grading import ASSIGNMENT
+from grading.build import catalogue
 
 LEVEL24 = "level24_residual_and_bonus"
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from grading import ASSIGNMENT, catalogue
+from grading import ASSIGNMENT
+from grading.build import catalogue
 
 ANSWERS = catalogue.load_all()  # every assignment's
 WRONG_PER_NOTEBOOK, RIGHT_PER_NOTEBOOK = 12, 4
@@ -45,9 +46,9 @@ def cell_output(graded_course, answer, grade_id):
 
 
 def expected_diagnosis(answer):
-    """The line an answer's diagnosis starts with: Level 24's answers name a rule (grading/rules.py), whose
+    """The line an answer's diagnosis starts with: Level 24's answers name a rule (grading/judge/rules.py), whose
     sentence is the line's first; Level 23's give the whole sentence."""
-    from grading import diagnosis, rules
+    from grading.judge import diagnosis, rules
     if answer.full_marks:
         return f"Diagnosis: {diagnosis.NONE}\n"
     if answer.assignment == ASSIGNMENT:
@@ -63,7 +64,7 @@ def test_the_diagnosis_names_the_answers_own_mistake(graded_course, answer):
 
 
 def test_every_wrong_answer_has_its_own_diagnosis():
-    from grading import rules
+    from grading.judge import rules
     for nb in {a.notebook for a in ANSWERS}:
         texts = [a.diagnosis for a in ANSWERS if a.notebook == nb and not a.full_marks]
         assert all(texts)
@@ -75,15 +76,15 @@ def test_every_wrong_answer_has_its_own_diagnosis():
 
 
 def test_the_diagnosis_table_is_built_from_the_current_catalogue():
-    from grading import diagnosis
-    assert diagnosis.main(["--check"]) == 0, "run `python -m grading.diagnosis`"
+    from grading.judge import diagnosis
+    assert diagnosis.main(["--check"]) == 0, "run `python -m grading.judge.diagnosis`"
 
 
 def test_an_endless_loop_and_a_dead_kernel_are_said_plainly(graded_course):
     loop = catalogue.Answer("02_reject_and_break", "x", "", False, (), "")
     loop.__class__ = type("Named", (catalogue.Answer,), {"student": property(lambda self: self._s)})
     loop._s = "faults-endless-loop-in-function"
-    # what the run shows: the calls were stopped at their time budget (grading/rules.py "runs_too_long")
+    # what the run shows: the calls were stopped at their time budget (grading/judge/rules.py "runs_too_long")
     assert cell_output(graded_course, loop, "diagnosis").startswith(
         "Diagnosis: your function did not return within its time budget in ")
     loop._s = "faults-kills-kernel"
@@ -107,9 +108,9 @@ def test_the_chinese_diagnosis_names_the_same_mistake_in_chinese(graded_course, 
     import nbformat
 
     from conftest import ZH
-    from grading import diagnosis
+    from grading.judge import diagnosis
     words, translated = diagnosis.texts(ZH)
-    from grading import rules
+    from grading.judge import rules
     in_rules = {en: zh for en, zh in rules.SENTENCES.values()}  # what the run shows directly: the rules' words
     expected = (words["none"] if answer.full_marks else in_rules.get(answer.diagnosis)
                 or translated[answer.notebook][answer.name])

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grading import ROOT
-from grading.kernel_harness import load_private
+from grading.sandbox.kernel_harness import load_private
 
 L23 = load_private(ROOT / "source" / "level23_speculative_decoding" / "spec_checks.py", "_contract23")
 L24 = load_private(ROOT / "source" / "level24_residual_and_bonus" / "spec_checks.py", "_contract24")

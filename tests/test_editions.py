@@ -3,7 +3,7 @@
 Level 23's Chinese edition is graded by the real nbgrader with the whole catalogue in the shared
 course (tests/test_catalogue.py compares it there). An edition whose catalogue is not (conftest.py
 CATALOGUE_EDITIONS: Level 24's) is checked here with the grader's own verdict code, in-process: each
-answer's test cells run against the edition's helpers (grading.verdicts.Judge, as `trace_of` does for
+answer's test cells run against the edition's helpers (grading.judge.verdicts.Judge, as `trace_of` does for
 the diagnosis table), and the points must be the real English grades of the same answer from the
 shared course; the diagnosis line must name the same catalogue answer in the edition's words, and
 no failed check's message may be an English sentence.
@@ -13,7 +13,9 @@ import functools
 
 import pytest
 
-from grading import ASSIGNMENTS, EDITIONS, ROOT, catalogue, diagnosis, rules, template
+from grading import ASSIGNMENTS, EDITIONS, ROOT, template
+from grading.build import catalogue
+from grading.judge import diagnosis, rules
 from test_i18n import english_sentences
 
 from conftest import CATALOGUE_EDITIONS

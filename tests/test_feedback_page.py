@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grading import ASSIGNMENT, EDITIONS, language
-from grading.preprocessors import TEMPLATES, page_labels
+from grading.plugins.preprocessors import TEMPLATES, page_labels
 
 ZH = "level23_speculative_decoding_zh"
 NB = "02_reject_and_break"
@@ -39,7 +39,7 @@ def hidden_lines():
 def test_each_check_is_described_by_its_own_cell(graded_course):
     """Every check of the page is a test cell's own sentence (or the visible test's words), once."""
     import nbformat
-    from grading.preprocessors import feedback_summary
+    from grading.plugins.preprocessors import feedback_summary
 
     nb = nbformat.read(graded_course.autograded(STUDENTS["half"], NB), as_version=4)
     checks = feedback_summary(nb, page_labels("en"))["checks"]

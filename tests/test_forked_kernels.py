@@ -1,4 +1,4 @@
-"""Forked grading kernels (grading/forkserver.py): isolated from each other, and grading exactly as cold ones.
+"""Forked grading kernels (grading/sandbox/forkserver.py): isolated from each other, and grading exactly as cold ones.
 
 Kernels here are real: forked by a real fork server into their sandboxes, driven over
 their IPC channels by jupyter_client, as nbgrader drives them.
@@ -13,7 +13,10 @@ import tempfile
 
 import pytest
 
-from grading import ASSIGNMENT, catalogue, grade, pipeline, sandbox, speedups
+from grading import ASSIGNMENT, grade, pipeline
+from grading.build import catalogue
+from grading.sandbox import kernels as sandbox
+from grading.plugins import speedups
 from conftest import ROOT_SOURCE, hostile_submissions, processes_of, run_cells as run, write_hostile
 
 STATE = """
@@ -41,7 +44,7 @@ print(json.dumps("done"))
 
 
 def test_the_helpers_compiled_once_are_what_a_kernel_compiles_and_an_edited_copy_is_its_own(tmp_path):
-    """The fork server compiles the instructor's helper modules once (grading/forkserver.py precompile) for the
+    """The fork server compiles the instructor's helper modules once (grading/sandbox/forkserver.py precompile) for the
     paths a sandboxed kernel imports them from; a kernel importing the same bytes from that path gets that code,
     which is compile's own result (the same marshalled bytes); a student's edited copy is compiled from its own
     bytes and runs as edited."""
@@ -49,7 +52,7 @@ def test_the_helpers_compiled_once_are_what_a_kernel_compiles_and_an_edited_copy
     import marshal
     from importlib.machinery import SourceFileLoader
 
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     helpers = ROOT_SOURCE / "spec_checks.py"
     forkserver.precompile({"sandbox": sandbox.sandbox_spec(tmp_path, 0, grader_files=[(helpers, "helpers.py")])})
@@ -134,7 +137,7 @@ def test_a_fork_server_leaves_no_home_behind(warm):
     """The server's HOME and matplotlib's folder serve its imports (the font list), then the server removes it; the
     ForkServer removes it too when it ends (a server stopped before its imports). Every server used to leave one in
     /tmp; a server killed with its grader leaves none (test_forked_kernels_die_with_the_grading_process)."""
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     server = forkserver.ForkServer(sandbox.fork_server_env(), warm=warm)
     try:
@@ -157,7 +160,7 @@ def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
     script = tmp_path / "grader.py"
     script.write_text(
         "import sys, time; sys.path.insert(0, %r)\n"
-        "from grading import sandbox\n"
+        "from grading.sandbox import kernels as sandbox\n"
         "p = sandbox.make_private_dir(u := sandbox.sandbox_uid())\n"
         "code = 'import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(300)\\ntime.sleep(300)'\n"
         "r = sandbox.fork_server().request({'python': code, 'log': p + '/log', 'env': {},"
@@ -212,7 +215,7 @@ def cold_graded_course(graded_course, tmp_path_factory):
     for student in chosen:
         shutil.copytree(graded_course.root / "submitted" / student / ASSIGNMENT,
                         root / "submitted" / student / ASSIGNMENT)
-    # The old path throughout: cold kernels and none of grading/speedups.py (nor nbconvert's single validation).
+    # The old path throughout: cold kernels and none of grading/plugins/speedups.py (nor nbconvert's single validation).
     os.environ[sandbox.COLD_ENV] = os.environ[speedups.OFF_ENV] = "1"
     try:
         results = grade.run_workers(root, grade.students(root), 2, grade.default_db_url(root), echo=False)
@@ -351,7 +354,7 @@ async def _ready_then_run(code, client_class=None):
 
 @pytest.mark.parametrize("client", ["grader's", "grader's, speed-ups off", "jupyter_client's"])
 def test_a_kernel_is_ready_once_it_has_answered_not_after_a_silence(monkeypatch, client):
-    """The grader's client (grading/sandbox.py GradingKernelClient) never waits out jupyter_client's 0.2 s of IOPub
+    """The grader's client (grading/sandbox/kernels.py GradingKernelClient) never waits out jupyter_client's 0.2 s of IOPub
     silence, and the cell after it gets all its messages; its sockets retry their connection every 10 ms (100 ms,
     zmq's, with the speed-ups off). jupyter_client's own client does wait 0.2 s, so the test can fail."""
     import asyncio

@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import header, hostile_submissions
-from grading import catalogue
+from grading.build import catalogue
 
 GAMING = [(s, nb, p) for s, nb, p in hostile_submissions() if s.startswith("gaming-")]
 BASELINES = {(a.notebook, a.name): a for a in catalogue.load()}

@@ -1,4 +1,4 @@
-"""The gradebook speed-up (grading/speedups.py: SQLite's write-ahead log) reaches plain `nbgrader` too.
+"""The gradebook speed-up (grading/plugins/speedups.py: SQLite's write-ahead log) reaches plain `nbgrader` too.
 
 A test that graded a sample class twice (speed-ups on and off) and compared grades and feedback bytes
 was dropped before landing: on a loaded machine one page's stream output was split differently between
@@ -12,7 +12,8 @@ import sqlite3
 
 import pytest
 
-from grading import pipeline, speedups
+from grading import pipeline
+from grading.plugins import speedups
 
 def journal_mode(course):
     with sqlite3.connect(course / "gradebook.db") as db:

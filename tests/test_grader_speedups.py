@@ -1,18 +1,18 @@
 """The grader's own speed-ups of issue 24 change no result: each is checked against the path without it.
 
 - the trusted helper module is loaded once per grading process while its bytes stay the same
-  (grading/verdicts.py trusted_helpers);
+  (grading/judge/verdicts.py trusted_helpers);
 - Level 23's diagnosis models are run once per case, draws and mistakes in a grading process
-  (grading/rules23.py _memo_model): every catalogued answer gets the same line with it as without it;
+  (grading/judge/rules23.py _memo_model): every catalogued answer gets the same line with it as without it;
 - the kernel publishes no busy/idle status for a grader call, and keeps it for everything else
-  (grading/kernel_harness.py _quiet_for_grader_calls);
-- the kernel client is ready without jupyter_client's fixed waits (grading/sandbox.py
+  (grading/sandbox/kernel_harness.py _quiet_for_grader_calls);
+- the kernel client is ready without jupyter_client's fixed waits (grading/sandbox/kernels.py
   GradingKernelClient): a real kernel answers a cell right after it;
 - nbformat's validation of one output or cell (``validate(node, ref)``) is checked first by a compiled
-  validator (grading/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
-- the kernel's logger makes no record its handler would drop (grading/kernel_harness.py);
+  validator (grading/plugins/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
+- the kernel's logger makes no record its handler would drop (grading/sandbox/kernel_harness.py);
 - the kernel's stdout and stderr skip the IOPub thread's round trip when nothing was written, and send what was
-  written before their flush returns (grading/kernel_harness.py _flush_when_written).
+  written before their flush returns (grading/sandbox/kernel_harness.py _flush_when_written).
 
 How much each saves is measured by benchmarks/grading_speed.py, not here.
 """
@@ -23,7 +23,11 @@ import pytest
 
 import mutants
 from conftest import run_cells
-from grading import ASSIGNMENT, ROOT, catalogue, diagnosis, grade, kernel_harness, pipeline, rules23, speedups, verdicts
+from grading import ASSIGNMENT, ROOT, grade, pipeline
+from grading.build import catalogue
+from grading.judge import diagnosis, rules23, verdicts
+from grading.sandbox import kernel_harness
+from grading.plugins import speedups
 
 HELPERS = ROOT / "source" / ASSIGNMENT / "spec_checks.py"
 
@@ -86,7 +90,7 @@ def test_after_the_worker_templates_warm_up_a_workers_notebooks_compile_no_valid
         "import glob, os, fastjsonschema, nbformat\n"
         "from nbformat import v4\n"
         f"os.chdir({str(ROOT)!r})\n"
-        "from grading import grade, speedups\n"
+        "from grading import grade\nfrom grading.plugins import speedups\n"
         "speedups.apply()\n"
         "grade._warm_up()\n"
         "def refuse(*args, **kwargs):\n"
@@ -108,7 +112,7 @@ def _made_once(folder, make_code, key='["k", [1.5, 2]]', env=None):
     """What made_once_per_run gives in a new process with ``folder`` as the run's folder: [value, made?]."""
     return _in_a_fresh_python(
         "import os, time\n"
-        "from grading import speedups\n"
+        "from grading.plugins import speedups\n"
         f"os.environ[speedups.SHARED_ENV] = {str(folder)!r}\n"
         f"os.environ.update({env or {}!r})\n"
         "made = []\n"
@@ -167,7 +171,7 @@ def test_a_grader_call_publishes_no_status_and_every_other_request_does(msg_type
 def test_a_kernel_is_ready_and_answers_with_the_quick_wait():
     from jupyter_client.manager import start_new_kernel
 
-    from grading import sandbox
+    from grading.sandbox import kernels as sandbox
 
     km, kc = start_new_kernel(startup_timeout=120)
     kc.stop_channels()  # a fresh client of our own, whose IOPub subscription starts now
@@ -190,7 +194,7 @@ def test_a_kernel_is_ready_and_answers_with_the_quick_wait():
 
 
 def test_a_grading_kernel_logs_what_it_logged_and_makes_no_record_it_drops():
-    from grading import sandbox
+    from grading.sandbox import kernels as sandbox
 
     cell = ("import json\nlog = get_ipython().kernel.log; log.warning('still logged')\n"
             "print(json.dumps([log.getEffectiveLevel(), sorted(h.level for h in log.handlers)]))")
@@ -253,7 +257,7 @@ def generated_course(tmp_path_factory):
 
 
 def test_the_preloaded_cells_overwrite_what_nbgrader_overwrites(generated_course, monkeypatch):
-    """OverwriteCells with the notebook's cells read once (grading/speedups.py _preloaded_cells) repairs a tampered
+    """OverwriteCells with the notebook's cells read once (grading/plugins/speedups.py _preloaded_cells) repairs a tampered
     notebook exactly as nbgrader's per-cell queries do, with fewer queries."""
     import copy
 
@@ -298,7 +302,7 @@ def test_the_preloaded_cells_overwrite_what_nbgrader_overwrites(generated_course
 
 
 def test_the_preloaded_grades_save_what_nbgrader_saves(generated_course, monkeypatch):
-    """SaveAutoGrades with a notebook's grades and comments read once (grading/speedups.py _preload_rows) writes
+    """SaveAutoGrades with a notebook's grades and comments read once (grading/plugins/speedups.py _preload_rows) writes
     the rows nbgrader's per-cell queries write (scores of passing and failing tests, the answer's comment), and a
     cell whose id the gradebook does not know raises what nbgrader raises."""
     import copy
@@ -355,7 +359,7 @@ def test_the_preloaded_grades_save_what_nbgrader_saves(generated_course, monkeyp
 @pytest.mark.parametrize("cell", ["def f(x):\n    return 1 / x\n\nf(0)", "assert 1 == 2, 'no'", "raise KeyError('k') from ValueError('v')",
                                   "import spec_checks_missing"])
 def test_a_cell_exception_is_formatted_once_with_the_same_lines(cell):
-    """The kernel's traceback formatter gives the exception it formatted last again (grading/kernel_harness.py
+    """The kernel's traceback formatter gives the exception it formatted last again (grading/sandbox/kernel_harness.py
     _formatted_once): the lines shown and the lines kept for the history are IPython's own, and the exception
     is formatted once, not twice."""
     from IPython.core.interactiveshell import InteractiveShell
@@ -447,7 +451,7 @@ def test_a_stream_that_echoes_or_is_not_ipykernels_flushes_as_before():
 
 
 def test_a_grading_kernel_flushes_only_written_streams_and_its_output_arrives_whole():
-    from grading import sandbox
+    from grading.sandbox import kernels as sandbox
 
     cells = ["import sys, json\nsys.stderr.write('to stderr'); sys.stderr.flush()\nprint('a', end='')\nprint('b')\n"
              "print(json.dumps([sys.stdout.flush.__name__, sys.stderr.flush.__name__, sys.stdout.echo is None]))",
@@ -465,14 +469,14 @@ def _in_a_fresh_python(code, *args):
     import subprocess
     import sys
 
-    preamble = f"import json, sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom grading import forkserver\n"
+    preamble = f"import json, sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom grading.sandbox import forkserver\n"
     out = subprocess.run([sys.executable, "-c", preamble + code, *args], capture_output=True, text=True, check=True,
                          env=pipeline.env())
     return json.loads(out.stdout.splitlines()[-1])
 
 
 def test_the_fork_servers_warm_up_traceback_changes_no_cells_traceback():
-    """The fork server formats one traceback before it forks kernels (grading/forkserver.py warm_tracebacks): a
+    """The fork server formats one traceback before it forks kernels (grading/sandbox/forkserver.py warm_tracebacks): a
     shell's tracebacks after it are, line for line and colour for colour, those of a process that never warmed
     up, and the warm-up's source is not left in linecache."""
     code = ("import linecache\n"
@@ -571,7 +575,7 @@ def test_the_sooner_dates_are_what_jupyter_client_reads():
 
     from jupyter_client import jsonutil
 
-    from grading.kernel_harness import dates_reader
+    from grading.sandbox.kernel_harness import dates_reader
 
     parse_date, extract_dates = dates_reader()
     strings = _date_strings()
@@ -614,7 +618,7 @@ def test_the_grader_and_a_grading_kernel_read_dates_sooner():
 
 def test_a_warmed_helper_source_changes_no_traceback_and_an_edited_copy_gets_its_own(tmp_path):
     """The fork server builds stack_data's Source of each helper module for the path a kernel reads it from
-    (grading/forkserver.py warm_source): a shell's traceback through spec_checks is, colours included, that of a
+    (grading/sandbox/forkserver.py warm_source): a shell's traceback through spec_checks is, colours included, that of a
     process that never warmed it, and uses the warmed Source; a student's edited copy shows its own lines."""
     original = (ROOT / "source" / ASSIGNMENT / "spec_checks.py").read_bytes()
     edited = original.replace(b"def check(run, ", b"# an edited line\ndef check(run, ", 1)
@@ -662,7 +666,7 @@ def test_a_forked_kernel_starts_with_its_helpers_sources_built():
 def test_imports_run_with_the_collector_paused_and_are_then_frozen():
     import gc
 
-    from grading.forkserver import imported_then_frozen
+    from grading.sandbox.forkserver import imported_then_frozen
 
     seen, before = [], gc.get_freeze_count()
     made = imported_then_frozen(lambda: (seen.append(gc.isenabled()), [[i] for i in range(1000)])[1])
@@ -686,7 +690,7 @@ def test_grading_processes_and_kernels_start_from_a_frozen_heap():
     [(frozen, enabled)] = run_cells(["import gc, json; print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))"])[:1]
     assert frozen > 100_000 and enabled
     code = ("import gc\n"
-            "from grading import verdicts\n"
+            "from grading.judge import verdicts\n"
             f"verdicts.trusted_helpers({str(ROOT / 'source' / ASSIGNMENT / 'spec_checks.py')!r})\n"
             "print(json.dumps([gc.get_freeze_count(), gc.isenabled()]))\n")
     frozen, enabled = _in_a_fresh_python(code)

@@ -38,7 +38,9 @@ import pytest
 from playwright.sync_api import expect
 
 import lab
-from grading import ASSIGNMENT, catalogue, cgroups, pipeline
+from grading import ASSIGNMENT, pipeline
+from grading.build import catalogue
+from grading.sandbox import cgroups
 from test_attacks import XSS, XSS_DONE, XSS_PORT, Listener, scripts_that_ran
 from test_feedback import hidden_lines
 
@@ -378,7 +380,7 @@ def test_one_assignment_through_the_hub(room, browser):
         assert float(rows[a]["late_submission_penalty"]) == float(rows[b]["late_submission_penalty"]) == 0
         assert float(rows[a]["score"]) == float(rows[a]["raw_score"])
         assert float(rows[b]["score"]) == float(rows[b]["raw_score"]) < float(rows[a]["score"])
-        # C, with A's answers, is seconds late: one started day costs a tenth of each notebook's score (grading/late.py).
+        # C, with A's answers, is seconds late: one started day costs a tenth of each notebook's score (grading/plugins/late.py).
         assert float(rows[c]["raw_score"]) == float(rows[a]["raw_score"])
         assert float(rows[c]["late_submission_penalty"]) == pytest.approx(0.1 * float(rows[c]["raw_score"]))
         assert float(rows[c]["score"]) == pytest.approx(0.9 * float(rows[c]["raw_score"]))

@@ -14,7 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grading import ASSIGNMENTS, EDITIONS, ROOT, build, catalogue, diagnosis, grader_text, language, template
+from grading import ASSIGNMENTS, EDITIONS, ROOT, language, template
+from grading.build import notebooks as build, catalogue
+from grading.judge import diagnosis, grader_text
 
 PAIRS = [(edition, base) for edition, (base, _) in EDITIONS.items()]
 HELPER_MODULES = ["spec_checks", "spec_widgets", "spec_quiz"]  # each with a TEXT block
@@ -112,17 +114,17 @@ def test_every_catalogue_mistake_has_its_diagnosis_in_every_language(edition, ba
     assert catalogue.load(assignment=base)
     for a in catalogue.load(assignment=base):
         if not a.full_marks and translated is None:  # diagnosed by rules: the rule has a sentence in the language
-            from grading import rules
+            from grading.judge import rules
             assert rules.SENTENCES[a.diagnosis][1], f"no {language(edition)} sentence for rule {a.diagnosis}"
         elif not a.full_marks and a.diagnosis in {en for en, _ in rules_sentences()}:
-            # a mistake the run shows directly, named in grading/rules.py's words (both languages): no second copy
-            assert a.name not in translated[a.notebook], f"{a.notebook}/{a.name}: its sentence is grading/rules.py's"
+            # a mistake the run shows directly, named in grading/judge/rules.py's words (both languages): no second copy
+            assert a.name not in translated[a.notebook], f"{a.notebook}/{a.name}: its sentence is grading/judge/rules.py's"
         elif not a.full_marks:
             assert translated[a.notebook].get(a.name), f"no {language(edition)} diagnosis for {a.notebook}/{a.name}"
 
 
 def rules_sentences():
-    from grading import rules
+    from grading.judge import rules
     return rules.SENTENCES.values()
 
 
@@ -489,7 +491,7 @@ def test_the_graders_messages_are_in_the_editions_words(edition):
 def test_a_check_of_a_function_never_defined_says_so_in_the_editions_words(edition):
     """The real Judge, with a kernel that has no verify_draft (a syntax error in the TODO cell), as
     SandboxedExecute sets it up for the edition."""
-    from grading.verdicts import Judge
+    from grading.judge.verdicts import Judge
 
     judge = Judge(ROOT / "source" / edition / "spec_checks.py", lambda content: {"status": "missing"})
     judge.words = grader_text.words(edition)

@@ -1,8 +1,8 @@
-"""The course's late policy (grading/late.py): a tenth of the notebook's score per started day late."""
+"""The course's late policy (grading/plugins/late.py): a tenth of the notebook's score per started day late."""
 
 import pytest
 
-from grading.late import TenthPerDayLate
+from grading.plugins.late import TenthPerDayLate
 
 
 @pytest.mark.parametrize("seconds,penalty", [

@@ -210,7 +210,7 @@ def test_quizzes_have_exactly_one_right_answer_and_a_reason_for_each_option():
 # ------------------------------------------------------------------ visible-test messages, with the answers they are for
 
 def visible_message(answer):
-    from grading import catalogue  # noqa: F401
+    from grading.build import catalogue  # noqa: F401
     ns = {"torch": torch}
     exec(answer.code, ns)
     if answer.notebook.startswith("01"):
@@ -222,7 +222,7 @@ def visible_message(answer):
 
 def level24_answers():
     sys.path.insert(0, str(ROOT))
-    from grading import catalogue
+    from grading.build import catalogue
     # notebooks 01 and 02 (speculative_step on tables); notebook 03's answers are checked in tests/test_tiny_lm.py
     return {(a.notebook[:2], a.name): a for a in catalogue.load(assignment="level24_residual_and_bonus")
             if a.notebook[:2] in ("01", "02")}

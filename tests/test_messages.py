@@ -7,7 +7,8 @@ import sys
 import pytest
 import torch
 
-from grading import ASSIGNMENT, ROOT, catalogue
+from grading import ASSIGNMENT, ROOT
+from grading.build import catalogue
 
 sys.path.insert(0, str(ROOT / "source" / ASSIGNMENT))
 import spec_checks  # noqa: E402

@@ -6,7 +6,7 @@ get full marks and "none". A fixed sample keeps it inside CI's budget; benchmark
 import pytest
 
 import mutants
-from grading import rules
+from grading.judge import rules
 
 SAMPLE = {mutants.ASSIGNMENT: 4, mutants.LEVEL24: 8}   # every n-th mutant of each notebook's reference
 CASES = [(a, nb, d, src) for a, nbs in mutants.NOTEBOOKS.items() for nb in nbs

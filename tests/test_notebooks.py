@@ -13,7 +13,8 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, build, language, pipeline, template  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, language, pipeline, template  # noqa: E402
+from grading.build import notebooks as build
 
 SOURCE = ROOT / "source" / ASSIGNMENT
 RELEASE = ROOT / "release" / ASSIGNMENT

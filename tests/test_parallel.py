@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 import postgres
-from grading import ASSIGNMENT, catalogue, grade, pipeline, report
+from grading import ASSIGNMENT, grade, pipeline, report
+from grading.build import catalogue
 
 CLASS = [("01_accept_branch", "correct_for_enumerate"), ("01_accept_branch", "strict_greater"),
          ("02_reject_and_break", "correct_while_loop"), ("02_reject_and_break", "continue_not_break"),

@@ -14,7 +14,10 @@ import sys
 import nbformat
 import pytest
 
-from grading import ASSIGNMENT, budgets, catalogue, grade, ids, pipeline, sanitize
+from grading import ASSIGNMENT, grade, ids, pipeline
+from grading.sandbox import budgets
+from grading.build import catalogue
+from grading.plugins import sanitize
 
 NB1, NB2 = "01_accept_branch", "02_reject_and_break"
 SLEEP = "import time\ntime.sleep(3)"

@@ -5,7 +5,7 @@ import json
 import nbformat
 import pytest
 
-from grading.preprocessors import CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams
+from grading.plugins.preprocessors import CapOutputSize, ClearHiddenTestsInTestCells, CoalesceStreams
 
 
 def flooded_notebook():
@@ -66,7 +66,7 @@ def test_a_hidden_test_marker_in_a_students_cell_does_not_break_feedback():
 def test_sanitiser_keeps_text_and_the_course_pictures_and_drops_every_script(monkeypatch):
     """SanitizeStudentContent (every page of a student's notebook): hostile markup loses its power, never its text."""
     from grading import ROOT
-    from grading.preprocessors import SanitizeStudentContent
+    from grading.plugins.preprocessors import SanitizeStudentContent
 
     monkeypatch.syspath_prepend(str(ROOT / "source" / "level23_speculative_decoding"))
     import spec_widgets as widgets
@@ -98,7 +98,7 @@ def test_deeply_nested_or_huge_markup_is_shown_as_text_quickly():
     shows such markup, a markdown cell over its cap and markup past the notebook's budget as text, saying why."""
     import time
 
-    from grading.preprocessors import SanitizeStudentContent, nesting_depth
+    from grading.plugins.preprocessors import SanitizeStudentContent, nesting_depth
 
     assert nesting_depth("<div><p>a<br><img src=x/></p><div/></div>") == 2
     nested = "<div>" * 2_000 + "x" + "</div>" * 2_000  # 22,001 characters: bleach alone takes about 1 s
@@ -123,7 +123,7 @@ def test_deeply_nested_or_huge_markup_is_shown_as_text_quickly():
 def test_a_students_markup_cannot_paint_over_the_page(chromium):
     """With allowed CSS alone (negative margins, opacity: its own stacking context) a markdown cell covered the
     page's real score with a fake one (red team); each student's markup is now painted only inside its own box."""
-    from grading.preprocessors import SanitizeStudentContent
+    from grading.plugins.preprocessors import SanitizeStudentContent
 
     overlay = ('<div style="margin-top:-440px;margin-left:-60px;height:440px;padding-top:30px;background-color:white;'
                'opacity:0.999;display:block;width:100%"><h4>Score: 19.0 / 19.0</h4></div>')

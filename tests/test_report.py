@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 import pytest
 
 from grading import ASSIGNMENT, report
-from grading.preprocessors import PAGE_CSP
+from grading.plugins.preprocessors import PAGE_CSP
 
 HOSTILE_ID = "eve<script>document.title='xss-report'</script>"
 HOSTILE_WHY = "<img src=x onerror=\"document.title='xss-report-why'\"> worker died"

@@ -1,4 +1,4 @@
-"""Level 23's diagnosis rules (grading/rules23.py): each model reproduces its catalogued answer, and answers
+"""Level 23's diagnosis rules (grading/judge/rules23.py): each model reproduces its catalogued answer, and answers
 generated from a template, with one or two known mistakes written in, get the mistakes they contain named (or
 an honest "cannot tell"), never another one."""
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from grading import ASSIGNMENT, catalogue, diagnosis, rules23
+from grading import ASSIGNMENT
+from grading.build import catalogue
+from grading.judge import diagnosis, rules23
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "source" / ASSIGNMENT
@@ -141,7 +143,7 @@ def test_the_models_seed_their_generators_as_the_kernel_seeds_each_call():
 
 # Rules with no catalogued answer (rules23.OWN_RULES), each written into the reference as a student would.
 import mutants  # noqa: E402
-from grading import rules  # noqa: E402
+from grading.judge import rules  # noqa: E402
 
 NB1, NB2 = "01_accept_branch", "02_reject_and_break"
 LOOP = "for i, token_id in enumerate(draft_tokens):"

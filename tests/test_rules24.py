@@ -1,11 +1,11 @@
-"""Level 24's diagnosis rules (grading/rules.py) on answers the catalogue does not hold: the reference solution with
+"""Level 24's diagnosis rules (grading/judge/rules.py) on answers the catalogue does not hold: the reference solution with
 one mistake written in as a student writes it (the text replaced), graded in-process by the real checks. Each must
 lose points and be named by its own rule's sentence first; a rule that fires for the wrong mistake fails here."""
 
 import pytest
 
 import mutants
-from grading import rules
+from grading.judge import rules
 
 NB1, NB2 = "01_correction_token", "02_bonus_and_step"
 RESIDUAL = "torch.clamp(target_probs[i] - draft_probs[i], min=0)"

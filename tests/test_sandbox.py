@@ -1,8 +1,8 @@
-"""The grading sandbox holds: each defence of grading/sandbox.py proven by a real attempt.
+"""The grading sandbox holds: each defence of grading/sandbox/kernels.py proven by a real attempt.
 
 Every attempt runs twice: in a real bubblewrap sandbox, built by the same function that
 starts cold grading kernels, and in a child forked by the fork server, which builds the
-same sandbox itself (grading/forkserver.py, the default kernels). Each checks what the code could do. The network tests connect only to
+same sandbox itself (grading/sandbox/forkserver.py, the default kernels). Each checks what the code could do. The network tests connect only to
 a listener this test starts on 127.0.0.1, or ask the routing table (a UDP connect() sends
 nothing).
 """
@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from conftest import processes_of
-from grading import cgroups, sandbox
+from grading import ROOT
+from grading.sandbox import cgroups, kernels as sandbox
 
 
 MODE = ["bubblewrap"]
@@ -81,7 +82,7 @@ def test_sees_no_course_files_and_cannot_write_the_system(tmp_path):
         import json, os
         out = {{}}
         for path in [{str(course / 'gradebook.db')!r}, {str(course / 'source' / 'secret.ipynb')!r},
-                     {str(sandbox.HARNESS.parent / 'grade.py')!r}, '/etc/passwd', '/root/.bashrc']:
+                     {str(ROOT / "grading" / "grade.py")!r}, '/etc/passwd', '/root/.bashrc']:
             try:
                 open(path).read(); out[path] = 'read'
             except OSError as exc:
@@ -393,7 +394,7 @@ def test_one_sandbox_holding_240_processes_does_not_stop_another(tmp_path):
     if MODE[0] == "forked":
         reply = sandbox.fork_server().request({"python": hold, "log": log, "env": sandbox.sandbox_env(),
                                                "sandbox": sandbox.sandbox_spec(private, uid)})
-        holder = __import__("grading.forkserver").forkserver.ForkedProcess(reply["pid"])
+        holder = __import__("grading.sandbox.forkserver").sandbox.forkserver.ForkedProcess(reply["pid"])
     else:
         holder = subprocess.Popen(sandbox.bwrap_command([sys.executable, "-c", hold], private_dir=private, uid=uid),
                                   stdout=open(log, "w"), stderr=subprocess.STDOUT)
@@ -412,7 +413,7 @@ def test_one_sandbox_holding_240_processes_does_not_stop_another(tmp_path):
 ORDINARY_USER = """
 import json, os, subprocess, sys, tempfile, time
 sys.path.insert(0, {root!r})
-from grading import sandbox
+from grading.sandbox import kernels as sandbox
 assert os.geteuid() != 0
 def start(code, **kw):
     private = sandbox.make_private_dir(None)
@@ -485,7 +486,7 @@ def test_as_an_ordinary_user_each_sandbox_has_its_own_limits(tmp_path, ordinary_
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
     lines = run_as_user(ordinary_user, "grader_as_user.py", ORDINARY_USER.format(
-        root=str(sandbox.HARNESS.parent.parent), hold=HOLD.format(n=240), fork=FORK_50, files=FILES_AS_USER), 180)
+        root=str(ROOT), hold=HOLD.format(n=240), fork=FORK_50, files=FILES_AS_USER), 180)
     seen = json.loads(lines[-1])
     assert seen["fork"] == {"forked": 50, "error": None}, seen
     files = seen["files"]
@@ -534,7 +535,7 @@ print(json.dumps(out))
 KERNEL_AS_USER = """
 import asyncio, json, os, sys
 sys.path.insert(0, {root!r})
-from grading import sandbox
+from grading.sandbox import kernels as sandbox
 assert os.geteuid() != 0
 site = {site!r}
 # This machine's Python is not the user's to read (a pyenv under /root): the kernel is the system's
@@ -588,9 +589,9 @@ def test_as_an_ordinary_user_a_real_kernel_has_a_capped_private_folder(cgroup_us
     cgroup of its own (the instructor's delegated one, as the hub makes it), removed with it."""
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
-    helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
+    helpers = ROOT / "source" / "level23_speculative_decoding" / "spec_checks.py"
     lines = run_as_user(cgroup_user, "kernel_as_user.py", KERNEL_AS_USER.format(
-        root=str(sandbox.HARNESS.parent.parent), site=site_packages(), helpers=str(helpers)), 300)
+        root=str(ROOT), site=site_packages(), helpers=str(helpers)), 300)
     seen = json.loads(lines[-2])
     assert seen["in_cgroup"] and seen["gone"], seen
     seen = json.loads(lines[-1])
@@ -636,8 +637,8 @@ def test_a_private_folder_left_by_a_killed_grader_is_removed_by_the_next():
     if MODE[0] == "forked":
         pytest.skip("the private folder is the same on both paths")
     killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
-                             "from grading import sandbox; print(sandbox.make_private_dir(sandbox.sandbox_uid()),"
-                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(sandbox.HARNESS.parent.parent)],
+                             "from grading.sandbox import kernels as sandbox; print(sandbox.make_private_dir(sandbox.sandbox_uid()),"
+                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(ROOT)],
                             capture_output=True, text=True)
     left = killed.stdout.strip()
     assert left and os.path.isdir(left) and os.path.ismount(left) == (os.geteuid() == 0)
@@ -659,9 +660,9 @@ def test_graders_cleaning_up_the_same_left_folders_at_once_all_start(monkeypatch
     if MODE[0] == "forked":
         pytest.skip("the private folder is the same on both paths")
     killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
-                             "from grading import sandbox; print(*(sandbox.make_private_dir(sandbox.sandbox_uid())"
+                             "from grading.sandbox import kernels as sandbox; print(*(sandbox.make_private_dir(sandbox.sandbox_uid())"
                              " for _ in range(3)), flush=True); os.kill(os.getpid(), signal.SIGKILL)",
-                             str(sandbox.HARNESS.parent.parent)], capture_output=True, text=True)
+                             str(ROOT)], capture_output=True, text=True)
     left = killed.stdout.split()
     assert len(left) == 3 and all(os.path.isdir(p) for p in left)
     real_ismount, looks = os.path.ismount, []
@@ -769,7 +770,7 @@ def test_a_real_kernel_runs_in_its_cgroup_which_is_gone_with_it():
     import asyncio
 
     assert cgroups.setup(), cgroups.why_not()
-    helpers = sandbox.HARNESS.parent.parent / "source" / "level23_speculative_decoding" / "spec_checks.py"
+    helpers = ROOT / "source" / "level23_speculative_decoding" / "spec_checks.py"
     manager = sandbox.ForkedSandboxedKernelManager if MODE[0] == "forked" else sandbox.SandboxedKernelManager
 
     async def run():
@@ -796,8 +797,8 @@ def test_a_cgroup_left_by_a_killed_grader_is_removed_by_the_next():
         pytest.skip("the cgroup is the same on both paths")
     assert cgroups.setup(), cgroups.why_not()
     killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
-                             "from grading import cgroups; g = cgroups.SandboxCgroup(); print(' '.join(g.dirs),"
-                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(sandbox.HARNESS.parent.parent)],
+                             "from grading.sandbox import cgroups; g = cgroups.SandboxCgroup(); print(' '.join(g.dirs),"
+                             " flush=True); os.kill(os.getpid(), signal.SIGKILL)", str(ROOT)],
                             capture_output=True, text=True)
     left = killed.stdout.split()
     assert left and all(os.path.isdir(d) for d in left), killed.stderr
@@ -812,7 +813,7 @@ def test_a_cgroup_left_by_a_killed_grader_is_removed_by_the_next():
 CGROUP_AS_USER = """
 import json, os, subprocess, sys, threading
 sys.path.insert(0, {root!r})
-from grading import cgroups, sandbox
+from grading.sandbox import cgroups, kernels as sandbox
 assert os.geteuid() != 0
 out = {{"setup": cgroups.setup() and cgroups.setup().describe(), "why": cgroups.why_not(), "note": sandbox.limits_note()}}
 def run(code, group):
@@ -856,7 +857,7 @@ def test_as_an_ordinary_user_a_delegated_cgroup_limits_each_sandbox(cgroup_user)
     if MODE[0] == "forked":
         pytest.skip("graded as an ordinary user, every kernel is cold (bubblewrap)")
     lines = run_as_user(cgroup_user, "cgroup_as_user.py", CGROUP_AS_USER.format(
-        root=str(sandbox.HARNESS.parent.parent), one=HOG.format(n=1, mb=300, hold=6),
+        root=str(ROOT), one=HOG.format(n=1, mb=300, hold=6),
         four=HOG.format(n=4, mb=300, hold=4), pids=PIDS.format(threads=40)), 300)
     seen = json.loads(lines[-1])
     assert seen["setup"] and cgroups.delegated_path(cgroup_user) in seen["setup"], seen

@@ -1,4 +1,4 @@
-"""make grade's one fork server for all its workers (grading/forkserver.py, serve_shared; grading/grade.py).
+"""make grade's one fork server for all its workers (grading/sandbox/forkserver.py, serve_shared; grading/grade.py).
 
 It forks the workers as well as their kernels; a worker's kernels must die with the worker, whose
 connection each kernel's waiter watches. Real processes, real sandboxes, real Unix users.
@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from grading import ROOT, forkserver, grade, sandbox
+from grading import ROOT, grade
+from grading.sandbox import forkserver, kernels as sandbox
 from conftest import processes_of
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="forked sandboxes need root")
@@ -49,7 +50,7 @@ def test_a_workers_kernels_die_with_the_worker(shared, tmp_path, request):
     worker = tmp_path / "worker.py"
     worker.write_text(
         f"import json, sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
-        "from grading import forkserver\n"
+        "from grading.sandbox import forkserver\n"
         f"c = forkserver.SharedForkServer({str(path)!r})\n"
         f"print(json.dumps(c.request(json.loads({json.dumps(json.dumps(sleeper_request(private, uid)))}))), flush=True)\n"
         "time.sleep(300)\n")

@@ -1,4 +1,4 @@
-"""What a run shows directly, whatever else the function does (grading/rules23.py PREDICATES, grading/rules.py):
+"""What a run shows directly, whatever else the function does (grading/judge/rules23.py PREDICATES, grading/judge/rules.py):
 a seed set inside the function, changed inputs, a result that is not a list, a list of something other than ids.
 
 Each case wraps a right answer (the lesson's reference and a right catalogue answer, both levels), so the
@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from grading import ASSIGNMENT, diagnosis, rules
+from grading import ASSIGNMENT
+from grading.judge import diagnosis, rules
 from mutants import NOTEBOOKS, references
 from test_rules23 import SOURCE
 
@@ -20,7 +21,7 @@ WRAPPERS = {
     "not_a_list": "def {name}(*args):\n    return tuple(_right(*args))\n",
     "not_token_ids": "def {name}(*args):\n    return [float(t) for t in _right(*args)]\n",
 }
-LEVEL24_RULES = ("reseeds", "inputs_changed", "not_a_list")  # Level 24's own predicates (grading/rules.py)
+LEVEL24_RULES = ("reseeds", "inputs_changed", "not_a_list")  # Level 24's own predicates (grading/judge/rules.py)
 
 
 def wrapped(code, rule):

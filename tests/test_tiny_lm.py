@@ -31,7 +31,7 @@ import tiny_lm  # noqa: E402
 sys.path.remove(str(FOLDER))
 MINE = _swap(_others)
 
-from grading import catalogue  # noqa: E402
+from grading.build import catalogue  # noqa: E402
 
 ANSWERS = ROOT / "answers" / "level24_residual_and_bonus" / "03_real_pair"
 

@@ -1,8 +1,8 @@
-"""The Judge (grading/verdicts.py) against hostile replies: what a hidden check may say, what decides a
+"""The Judge (grading/judge/verdicts.py) against hostile replies: what a hidden check may say, what decides a
 verdict, and what the grader reads.
 
 Most tests call the student's function in this process through the kernel's own ``answer``
-(grading/kernel_harness.py), with each request and reply through JSON as jupyter_client carries
+(grading/sandbox/kernel_harness.py), with each request and reply through JSON as jupyter_client carries
 them, and a ``forge`` that rewrites the reply as a student's code in the kernel could. The last
 ones drive a real sandboxed kernel through SandboxedExecute._call.
 """
@@ -18,15 +18,15 @@ import torch
 from jupyter_client.session import json_packer, json_unpacker
 
 from grading import ASSIGNMENT, ROOT
-from grading.kernel_harness import answer, encode, load_private
-from grading.verdicts import MAX_NODES, Judge, KernelGone, decode, segments
+from grading.sandbox.kernel_harness import answer, encode, load_private
+from grading.judge.verdicts import MAX_NODES, Judge, KernelGone, decode, segments
 
 L24 = "level24_residual_and_bonus"
 NOT_SHOWN = "(not shown for hidden checks)"
 
 
 def answer_code(notebook, name, assignment=ASSIGNMENT):
-    from grading import catalogue
+    from grading.build import catalogue
 
     folder = catalogue.answers_dir(assignment) / notebook
     return catalogue.parse(folder / f"{name}.py").code
@@ -38,7 +38,7 @@ def cell(notebook, grade_id, assignment=ASSIGNMENT):
 
 
 def graded_cells(notebook, assignment=ASSIGNMENT):
-    from grading.verdicts import is_test_cell
+    from grading.judge.verdicts import is_test_cell
 
     nb = nbformat.read(ROOT / "source" / assignment / f"{notebook}.ipynb", as_version=4)
     return [(c.metadata["nbgrader"]["grade_id"], c.source) for c in nb.cells if is_test_cell(c)]
@@ -133,7 +133,7 @@ def test_a_hidden_check_shows_no_value_the_students_code_made_from_the_case():
                                                  ("01_correction_token", L24), ("02_bonus_and_step", L24)])
 def test_an_honest_mistake_still_sees_its_tokens_counts_and_shapes(notebook, assignment):
     """Every catalogue answer: no hidden message hides a value (they are all the case's own ids, or small)."""
-    from grading import catalogue
+    from grading.build import catalogue
 
     for a in catalogue.load(notebook, assignment):
         judge = judge_for(a.code, assignment)
@@ -231,8 +231,8 @@ class LiveKernel:
     def __init__(self, timeout=3, grace=1):
         from nbclient import NotebookClient
 
-        from grading import sandbox
-        from grading.preprocessors import SandboxedExecute
+        from grading.sandbox import kernels as sandbox
+        from grading.plugins.preprocessors import SandboxedExecute
 
         source = ROOT / "source" / ASSIGNMENT
         self.ex = SandboxedExecute(timeout=timeout, interrupt_grace=grace)

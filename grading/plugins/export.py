@@ -16,7 +16,7 @@ It writes what nbgrader's own CSV export writes (grades.csv), and beside it:
 
 An edition (grading.EDITIONS: the Chinese Level 23) is the same LMS assignment as its template: a
 student's score is the edition's they submitted. Scores are after the late penalty, as in the
-gradebook and grades.csv (grading/late.py): score - penalty, at least 0. A student with no submission
+gradebook and grades.csv (grading/plugins/late.py): score - penalty, at least 0. A student with no submission
 keeps the LMS's own cell (empty) and is listed. A malformed LMS file stops the export with a message
 naming the problem; nothing is written over it, and no LMS file is written half.
 """

@@ -1,6 +1,6 @@
 """The zh-CN edition of Level 23 (nbgrader assignment level23_speculative_decoding_zh).
 
-Everything here is text; the code is the English edition's (grading/build.py writes the edition):
+Everything here is text; the code is the English edition's (grading/build/notebooks.py writes the edition):
 
 - CELLS: each lesson's markdown cells, by the l10n id in lessons/NN_name.py, as (the hash of the
   English cell this translates, the translation). When the English cell changes, the build stops
@@ -351,7 +351,7 @@ COMMENTS = {
 }
 
 # The texts the code cells print or show, by the English string literal (its text between the quotes);
-# grading/build.py replaces the literal's text and nothing else, so both editions run the same code.
+# grading/build/notebooks.py replaces the literal's text and nothing else, so both editions run the same code.
 STRINGS = {
     "target_probs[0, 10] is a": "target_probs[0, 10] 的类型是",
     "; .item() turns it into a": "→ .item() 之后是",
@@ -398,7 +398,7 @@ LATIN = [
     "Noto", "Sans", "CJK", "SC", "JP", "TC", "os", "exit", "id", "ids", "multinomial", "inf", "nan", "bigram", "CPU",
 ]
 
-# The grader's own messages in this edition (grading/grader_text.py holds the English and the ids).
+# The grader's own messages in this edition (grading/judge/grader_text.py holds the English and the ids).
 GRADER = {
     "not_defined": "{name} 还没有定义：请先运行定义它的单元格",
     "not_checked": "未检查：{why}",
@@ -422,7 +422,7 @@ GRADER = {
 # What the student finds where a solution was (nbgrader's ClearSolutions.code_stub, in this edition).
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError(\"请写这个 TODO：把这两行换成你的代码\")"
 
-# What the feedback says above a failed hidden check's message (grading/preprocessors.py).
+# What the feedback says above a failed hidden check's message (grading/plugins/preprocessors.py).
 CHECK_FAILED = "检查未通过。"
 
 HELPERS = {
@@ -627,11 +627,11 @@ HELPERS = {
 }
 
 # The diagnosis line's frame (prefix, none, unknown, not made, also) and Level 24's rule sentences are in
-# grading/rules.py (FRAME, SENTENCES: one table, both languages).
+# grading/judge/rules.py (FRAME, SENTENCES: one table, both languages).
 
 # By catalogue answer (answers/<notebook>/<name>.py, its '# diagnosis:' line), for the wrong answers; an answer
-# whose run shows its mistake directly (changed inputs, not a list, a vector of coins: grading/rules23.py
-# PREDICATES) is named in grading/rules.py's words instead, so it has no entry here.
+# whose run shows its mistake directly (changed inputs, not a list, a vector of coins: grading/judge/rules23.py
+# PREDICATES) is named in grading/judge/rules.py's words instead, so it has no entry here.
 DIAGNOSES = {
     "01_accept_branch": {
         "appends_before_check": "你在比较之前就追加了 token_id，所以第一个 p < q 的 token 在 break 之前被留下了：只在 p >= q 时追加",

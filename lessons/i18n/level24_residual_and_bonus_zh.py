@@ -1,6 +1,6 @@
 """The zh-CN edition of Level 24 (nbgrader assignment level24_residual_and_bonus_zh).
 
-Everything here is text; the code is the English edition's (grading/build.py writes the edition):
+Everything here is text; the code is the English edition's (grading/build/notebooks.py writes the edition):
 
 - CELLS: each lesson's markdown cells, by the l10n id in lessons/level24_residual_and_bonus/NN_name.py, as
   (the hash of the English cell this translates, the translation). When the English cell changes, the
@@ -491,7 +491,7 @@ HELPERS = {
             "n2_long_tensor": "draft_tokens 可能是 torch.LongTensor：K 是它的长度，结果是由 int 组成的列表",
         },
     },
-    # spec_quiz is one helper for every assignment (grading/build.py SHARED_HELPERS): its words too.
+    # spec_quiz is one helper for every assignment (grading/build/notebooks.py SHARED_HELPERS): its words too.
     "spec_quiz": _LEVEL23.HELPERS["spec_quiz"],
     "spec_widgets": {
             "lang": "zh",
@@ -625,4 +625,4 @@ HELPERS = {
 }
 
 # The diagnosis line: Level 24 is diagnosed by rules, each with its sentence in both languages in one table
-# (grading/rules.py SENTENCES), so this edition has no DIAGNOSES of its own.
+# (grading/judge/rules.py SENTENCES), so this edition has no DIAGNOSES of its own.

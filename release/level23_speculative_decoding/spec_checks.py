@@ -150,7 +150,7 @@ VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0
 VISIBLE_DRAWS = [0.5, 0.9]
 # Functions the student writes, and the helpers that call one of them. When grading, the
 # checks run in the grader's own process and these helpers call the student's function
-# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+# in the student's sandboxed kernel (grading/judge/verdicts.py); results come back as plain data.
 STUDENT_FUNCTIONS = ("verify_draft",)
 REMOTE_HELPERS = ("run_verify", "sample_runs")
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
@@ -521,7 +521,7 @@ def expected_length(case):
 # grader decides every property itself: it compares the inputs' values after the call with
 # what it sent, and knows the draws it scripted. Every field is checked for content (types,
 # lengths, ranges); a reply that fails is refused (ValueError), never half-read.
-# Non-finite floats cross the wire as values (grading/kernel_harness.py encodes them).
+# Non-finite floats cross the wire as values (grading/sandbox/kernel_harness.py encodes them).
 
 MAX_TOKENS_OVER = 2        # tokens past the case's K that are sent (more cannot change a verdict)
 MAX_SHAPES = 16            # bad draw shapes sent (the first ones)

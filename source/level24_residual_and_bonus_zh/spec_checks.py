@@ -159,10 +159,10 @@ _int = (0).__class__              # int
 _float = (0.0).__class__          # float
 # Functions the student writes, and the helpers that call one of them. When grading, the
 # checks run in the grader's own process and these helpers call the student's function
-# in the student's sandboxed kernel (grading/verdicts.py); results come back as plain data.
+# in the student's sandboxed kernel (grading/judge/verdicts.py); results come back as plain data.
 STUDENT_FUNCTIONS = ("verify_and_correct", "speculative_step")
 REMOTE_HELPERS = ("run_step", "sample_steps")
-TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/diagnosis.py)
+TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/judge/diagnosis.py)
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
 _initial_seed = torch.initial_seed
 _real_rand, _real_multinomial, _real_method = torch.rand, torch.multinomial, torch.Tensor.multinomial

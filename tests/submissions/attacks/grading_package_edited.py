@@ -1,7 +1,7 @@
 # notebook: 02_reject_and_break
 # baseline: continue_not_break
 # category: tamper
-# attack: appends to the course's grading/preprocessors.py a line that turns HideHiddenTestDetails into a no-op for later runs
+# attack: appends to the course's grading/plugins/preprocessors.py a line that turns HideHiddenTestDetails into a no-op for later runs
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
@@ -48,7 +48,7 @@ _PAYLOAD = ("\n\n# ---- appended by a student's answer cell (ATTACK grading_pack
             "HideHiddenTestDetails.preprocess_cell = lambda self, cell, resources, index: (cell, resources)\n")
 try:
     _edited = []
-    for _path in _find(lambda p: p.endswith("/grading/preprocessors.py")):
+    for _path in _find(lambda p: p.endswith("/grading/plugins/preprocessors.py")):
         with open(_path) as f:
             text = f.read()
         if _may_tamper(_path) and "class HideHiddenTestDetails" in text and "ATTACK grading_package_edited" not in text:

@@ -6,8 +6,8 @@ A model names its mistake when it does what the function did on every call where
 without raising, and on every call where the model differs from the right answer (one of them a failed
 check's); see fired(). What a run shows directly whatever else the function does (a seed set inside it,
 changed inputs, a result that is not a list of ids, a vector of coins: PREDICATES) is added in
-grading/rules.py's words. A model's sentence is its catalogued answer's own line, read from the built table
-(grading/diagnoses.json, which a course ships in grading/; the answers/ folder is not there) or from the
+grading/judge/rules.py's words. A model's sentence is its catalogued answer's own line, read from the built table
+(grading/judge/diagnoses.json, which a course ships in grading/; the answers/ folder is not there) or from the
 edition's DIAGNOSES: one source for each sentence. The catalogue is the rules' test set (tests/test_rules23.py):
 no answer's behaviour is looked up.
 """
@@ -64,7 +64,7 @@ RULES = {
     },
 }
 
-# rules with no catalogued answer: their sentences are grading/rules.py's (SENTENCES, both languages), and
+# rules with no catalogued answer: their sentences are grading/judge/rules.py's (SENTENCES, both languages), and
 # tests/test_rules23.py writes each mistake into the reference loop
 _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "accepts_target_argmax": {"accept_argmax"},
@@ -391,7 +391,7 @@ def _grouped(case, draws, notebook, run):
             groups.setdefault(key, (modelled, []))[1].append(name)
         return list(groups.values())
 
-    from grading import speedups
+    from grading.plugins import speedups
     if not speedups.enabled():
         return make()
     key = (notebook, _case_key(case), tuple(draws))
@@ -421,7 +421,7 @@ def evidence(calls, notebook):
     (named "a+b"), over the run_verify calls."""
     found, agree = {}, {name: set() for name, _ in _combos(notebook)}
     deviating = set()  # calls where the function did not do what the right answer does (and did not raise)
-    from grading import speedups
+    from grading.plugins import speedups
     run = _memo_model if speedups.enabled() else model
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_verify":
@@ -468,7 +468,7 @@ def _sampled(case, trials, seed, notebook, mistakes):
     mean number of tokens), drawing from torch's generator under ``seed`` as the real torch.rand does; None when
     the model raises. A model of another generator (random, numpy) cannot be followed here: None too.
     Made once per grading process for each case, trials, seed and mistakes (thousands of model runs each)."""
-    from grading import speedups
+    from grading.plugins import speedups
     if not speedups.enabled():
         return _sample(case, trials, seed, notebook, mistakes)
     key = (notebook, _case_key(case), trials, seed, mistakes)
@@ -580,8 +580,8 @@ def fired(calls, failed, notebook, samples=()):
 
 def sentences(notebook, assignment=ASSIGNMENT, table=None):
     """{answer name: its diagnosis sentence} in the edition's words: the zh edition's DIAGNOSES, or for English
-    the built table's (``table``, default grading/diagnoses.json), which names every catalogued answer."""
-    from grading import diagnosis
+    the built table's (``table``, default grading/judge/diagnoses.json), which names every catalogued answer."""
+    from grading.judge import diagnosis
     translated = diagnosis.texts(assignment)[1]
     if translated is not None:
         return dict(translated.get(notebook, {}))
@@ -590,7 +590,7 @@ def sentences(notebook, assignment=ASSIGNMENT, table=None):
             for name in entry["answers"]}
 
 
-# What a run shows directly, whatever else the function does (grading/rules.py has each sentence, both
+# What a run shows directly, whatever else the function does (grading/judge/rules.py has each sentence, both
 # languages): {rule: whether a traced call shows it}
 PREDICATES = {
     "reseeds": lambda t: t.get("reseeded") is True,
@@ -631,7 +631,8 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     """The sentence(s) the rules give for the run, or None when none fires: the model that fits (a pair of
     mistakes as the first's sentence, then the frame's "also" with the second's), then what the run shows
     directly (PREDICATES) as "also"; with no model, the first predicate, the others as "also"."""
-    from grading import language, rules
+    from grading import language
+    from grading.judge import rules
     lang = "en" if language(assignment) == "en" else "zh"
     error = rules.raised(judge.calls, lang, everywhere=True)  # an error in every call hides whatever else it would do
     if error is not None:

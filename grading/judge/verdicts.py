@@ -37,8 +37,8 @@ import re
 import nbformat
 from nbgrader import utils
 
-from grading import grader_text
-from grading.kernel_harness import NON_FINITE, load_private
+from grading.judge import grader_text
+from grading.sandbox.kernel_harness import NON_FINITE, load_private
 
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.M | re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}")
@@ -184,7 +184,7 @@ def trusted_helpers(path):
     it was the first load's torch import, which this does not change). The grader's copy runs
     no student code; each Judge builds its own remote module from it (``_remote_module``). With
     GRADER_NO_SPEEDUPS=1 it is loaded afresh each time, as before."""
-    from grading import speedups
+    from grading.plugins import speedups
 
     real = os.path.realpath(path)
     with open(real, "rb") as fh:
@@ -210,7 +210,7 @@ class Judge:
         self.call = call
         self.remote = self._remote_module()
         self.trace = []        # what the student's function did in each traced call (run_verify), for the diagnosis
-        self.calls = []        # [(check, helper, case, args, kwargs, trace)] of each traced call (grading/rules.py)
+        self.calls = []        # [(check, helper, case, args, kwargs, trace)] of each traced call (grading/judge/rules.py)
         self.samples = []      # [(check, helper, case, args, kwargs, result)] of every other call (sample_runs, ...)
         self.failed = []       # the checks (grade ids) that failed, in order
         self.checks = []       # every check run, in order

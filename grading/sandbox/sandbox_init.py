@@ -1,6 +1,6 @@
 """The first program in every sandbox, before the kernel: caps its scratch file systems, sets its limits, drops.
 
-Run inside bubblewrap as ``python -I -S sandbox_init.py SPEC -- COMMAND...`` (grading/sandbox.py):
+Run inside bubblewrap as ``python -I -S sandbox_init.py SPEC -- COMMAND...`` (grading/sandbox/kernels.py):
 
 - remounts each scratch tmpfs (/tmp, /home/student, /dev/shm) with an inode cap (``nr_inodes``),
   which bubblewrap's --tmpfs cannot set (it sets the size only);
@@ -15,7 +15,7 @@ Run inside bubblewrap as ``python -I -S sandbox_init.py SPEC -- COMMAND...`` (gr
   code could mount a tmpfs that none of these caps bounds), no memfd and no System V shared memory
   (memory that no cap and no address-space limit counts).
 
-The fork server (grading/forkserver.py) builds its sandboxes itself and uses ``set_limits_and_drop``.
+The fork server (grading/sandbox/forkserver.py) builds its sandboxes itself and uses ``set_limits_and_drop``.
 No student code has run when this runs; it fails closed (exit 126) with the reason on stderr.
 """
 

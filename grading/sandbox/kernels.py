@@ -18,9 +18,9 @@ What the student's kernel gets (``bwrap_command``):
   own (never 0), so one sandbox's processes do not count against another's limit;
   run as another user, bwrap maps that user into a user namespace;
 - limits: process count, file size, address space and CPU seconds (rlimits, set inside the
-  sandbox by grading/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
+  sandbox by grading/sandbox/sandbox_init.py: as an ordinary user the sandbox's user namespace is its
   own, and the process count is counted per user namespace, so it is per sandbox there too);
-- a cgroup of its own where one can be made (grading/cgroups.py): memory, and processes and threads, per
+- a cgroup of its own where one can be made (grading/sandbox/cgroups.py): memory, and processes and threads, per
   sandbox, whatever its uid; ``limits_note`` says at start-up whether it is so here, and why not;
 - an empty environment but for a few variables (no secrets from the grader's);
 - its stdout and stderr go to a log file in its private folder, not the grader's.
@@ -29,7 +29,7 @@ What the student's kernel gets (``bwrap_command``):
 cannot start. ``SandboxedKernelManager`` is the jupyter_client kernel manager that
 nbgrader's Execute preprocessor uses to start each notebook's kernel in it as a new
 process (--cold-kernels). By default, ``ForkedSandboxedKernelManager`` forks the kernel
-from the fork server instead (grading/forkserver.py), which builds the same sandbox from
+from the fork server instead (grading/sandbox/forkserver.py), which builds the same sandbox from
 ``sandbox_spec``; ``kernel_manager_class()`` picks one.
 """
 
@@ -50,7 +50,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Any, Dict, Integer, Type, Unicode
 
-from grading import cgroups
+from grading.sandbox import cgroups
 
 HARNESS = Path(__file__).resolve().parent / "kernel_harness.py"
 WORKDIR = "/home/student/work"
@@ -70,7 +70,7 @@ LIMITS = {  # prlimit option: value
 TMPFS_BYTES = 64 * 2**20
 TMPFS_INODES = 8192                # files and folders per scratch tmpfs (300,000 empty files: ENOSPC)
 # Every place a sandbox can write: (path, bytes, inodes, mode). bubblewrap sets the size;
-# grading/sandbox_init.py the inode cap; the fork server both (grading/forkserver.py).
+# grading/sandbox/sandbox_init.py the inode cap; the fork server both (grading/sandbox/forkserver.py).
 SCRATCH = (("/tmp", TMPFS_BYTES, TMPFS_INODES, "1777"),
            ("/home/student", TMPFS_BYTES, TMPFS_INODES, "1777"),
            ("/dev/shm", 16 * 2**20, 256, "1777"))
@@ -123,7 +123,7 @@ def _parents(path):
 
 def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, env=None, limits=LIMITS,
                   private_files=(), cgroup=None):
-    """The argv that runs ``inner`` in a fresh sandbox (in ``cgroup``, a grading.cgroups.SandboxCgroup, if given).
+    """The argv that runs ``inner`` in a fresh sandbox (in ``cgroup``, a grading.sandbox.cgroups.SandboxCgroup, if given).
 
     ``private_dir`` (connection file, sockets, log) is, as root, bound read-write at the same path (it is a
     capped tmpfs, ``make_private_dir``). As an ordinary user the grader cannot mount a tmpfs it also sees:
@@ -148,7 +148,7 @@ def bwrap_command(inner, *, private_dir, files=(), grader_files=(), uid=None, en
     # The scratch file systems first: a venv or private folder under /tmp is then bound on top of them.
     # /dev: the few devices a kernel needs, on a small tmpfs made read-only below. Not bwrap's --dev: its
     # devpts makes bwrap add a second user namespace, where sandbox_init.py could no longer remount.
-    from grading.forkserver import DEVICES
+    from grading.sandbox.forkserver import DEVICES
 
     args += ["--proc", "/proc", "--perms", "0755", "--size", str(64 * 2**10), "--tmpfs", "/dev"]
     for name in DEVICES:
@@ -221,7 +221,7 @@ def make_private_dir(uid):
     """
     path = tempfile.mkdtemp(prefix=f"nbg-{os.getpid()}-", dir="/tmp")  # the grader's pid: see remove_stale_private_dirs
     if os.geteuid() == 0:
-        from grading import forkserver
+        from grading.sandbox import forkserver
 
         forkserver._mount("tmpfs", path, "tmpfs", forkserver.MS_NOSUID | forkserver.MS_NODEV,
                           f"size={PRIVATE_BYTES},nr_inodes={PRIVATE_INODES},mode=0700,uid={uid},gid={uid}")
@@ -253,7 +253,7 @@ def remove_stale_private_dirs():
 def remove_private_dir(path):
     """Remove a private folder and what is in it, unmounting its tmpfs first (``make_private_dir``)."""
     if os.path.ismount(path):
-        from grading import forkserver
+        from grading.sandbox import forkserver
 
         try:
             forkserver._check(forkserver._libc.umount2(str(path).encode(), forkserver.MNT_DETACH), f"umount {path}")
@@ -328,7 +328,7 @@ def run_forked(code, private_dir, uid, files=(), env=None, timeout=60, server=No
     The grader is not the child's parent and never sees its exit code: a child that raised
     printed its traceback, and that is what counts as failing.
     """
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     log = os.path.join(private_dir, "program.log")
     reply = (server or fork_server()).request({"python": code, "log": log, "env": sandbox_env(env),
@@ -395,7 +395,7 @@ class GradingKernelClient(AsyncKernelClient):
     once it connected."""
 
     def _context_default(self):
-        from grading import speedups
+        from grading.plugins import speedups
 
         context = super()._context_default()
         if speedups.enabled():
@@ -457,7 +457,7 @@ class SandboxedKernelManager(HarnessKernelManager):
     sandbox_files = Dict(help="{relative path: host path} bound read-only into the working folder")
     private_dir = Unicode()
     sandbox_user = Integer(0)
-    cgroup = Any(None, allow_none=True, help="The sandbox's cgroup (grading.cgroups.SandboxCgroup), None where there is none")
+    cgroup = Any(None, allow_none=True, help="The sandbox's cgroup (grading.sandbox.cgroups.SandboxCgroup), None where there is none")
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -469,7 +469,7 @@ class SandboxedKernelManager(HarnessKernelManager):
         self.connection_file = os.path.join(self.private_dir, "kernel.json")
 
     def _env(self):
-        from grading import speedups
+        from grading.plugins import speedups
 
         env = {k: v for k, v in os.environ.items() if k == "NBGRADER_EXECUTION"}
         if not speedups.enabled():
@@ -535,7 +535,7 @@ def sandbox_pid(bwrap_pid, timeout=10):
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS, cgroup=None):
-    """What the fork server needs to build the same sandbox as ``bwrap_command`` (grading/forkserver.py)."""
+    """What the fork server needs to build the same sandbox as ``bwrap_command`` (grading/sandbox/forkserver.py)."""
     return {"private_dir": str(private_dir), "uid": uid, "files": [(str(h), r) for h, r in files],
             "grader_files": [(str(h), n) for h, n in grader_files], "python_roots": _python_roots(),
             "python_aliases": _python_aliases(),
@@ -544,11 +544,11 @@ def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS, cgr
 
 
 def fork_server(warm=True):
-    """This grading process's fork server, started on first use (grading/forkserver.py).
+    """This grading process's fork server, started on first use (grading/sandbox/forkserver.py).
 
     ``warm=False``: a new server that imports nothing in advance, for a quick check; the caller stops it.
     """
-    from grading import forkserver
+    from grading.sandbox import forkserver
 
     return forkserver.ForkServer.shared(fork_server_env) if warm else forkserver.ForkServer(fork_server_env(), warm=False)
 
@@ -567,7 +567,7 @@ class _ForkedLaunch:
     """Kernel managers whose kernel is forked from the fork server instead of started as a new process."""
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
-        from grading import forkserver
+        from grading.sandbox import forkserver
 
         request = self.fork_request(kw)
         if os.environ.get(SEED_ENV, "").isdigit():  # the same draws in every run: the lesson's torch.rand cells too

@@ -4,7 +4,7 @@
 - a notebook (NOTEBOOK): the wall-clock time of all its cells and checks together;
 - a student (STUDENT): all notebooks of one assignment together.
 
-``ResilientExecute`` (grading/preprocessors.py) enforces the notebook's and the student's budgets on
+``ResilientExecute`` (grading/plugins/preprocessors.py) enforces the notebook's and the student's budgets on
 every path, the plain ``nbgrader autograde`` included (traits ``notebook_budget`` and
 ``student_budget``): past them the remaining cells are not run and the checks count as failed, with
 a message saying the budget was spent. `make grade`'s per-student DEADLINE (grading/grade.py) is the

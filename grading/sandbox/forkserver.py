@@ -6,14 +6,14 @@ long-lived parent per grading process (the *fork server*, this file run as a scr
 imports all of that once. For each notebook the grader asks it for a kernel and it forks:
 
     fork server (root, imports done, one thread, no event loop, no zmq context)
-      └─ waiter: enters the sandbox's cgroup (grading/cgroups.py: memory and processes per sandbox),
+      └─ waiter: enters the sandbox's cgroup (grading/sandbox/cgroups.py: memory and processes per sandbox),
          leaves the grader's namespaces (mount, network, PID, IPC, UTS, cgroup)
            └─ kernel: PID 1 of its own PID namespace; builds its own root file system
-              (the same view as the bubblewrap sandbox of grading/sandbox.py), pivots into
+              (the same view as the bubblewrap sandbox of grading/sandbox/kernels.py), pivots into
               it, sets the limits, drops to a fresh unprivileged uid with no capabilities
               and no_new_privs, closes every inherited file, clears the environment,
               reseeds the random generators, and only then becomes an ordinary IPython
-              kernel (grading/kernel_harness.py) with its own zmq context, event loop and
+              kernel (grading/sandbox/kernel_harness.py) with its own zmq context, event loop and
               IPC sockets in its private folder.
 
 The waiter only waits: it reports the kernel's pid to the server and exits with it. The
@@ -61,8 +61,8 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
-try:  # imported as grading.forkserver by the grader, or run as a script (the server) from grading/
-    from grading import sandbox_init
+try:  # imported as grading.sandbox.forkserver by the grader, or run as a script (the server) from grading/sandbox/
+    from grading.sandbox import sandbox_init
 except ImportError:
     import sandbox_init
 
@@ -240,7 +240,7 @@ def _waiter(request, reply_fd, lifeline=None):
         os.dup2(null, 1)
         os.close(null)
         if request.get("sandbox"):
-            for procs in request["sandbox"].get("cgroup", ()):  # the sandbox's cgroup (grading/cgroups.py), as root,
+            for procs in request["sandbox"].get("cgroup", ()):  # the sandbox's cgroup (grading/sandbox/cgroups.py), as root,
                 with open(procs, "w") as fh:                    # before its cgroup namespace and its kernel exist
                     fh.write(str(os.getpid()))
             _check(_libc.unshare(SANDBOX_NAMESPACES), "unshare")
@@ -399,7 +399,7 @@ def spawn(request):
 # --- the server ---------------------------------------------------------------------------------------
 
 BASE_PATH = []
-HARNESS = None  # grading/kernel_harness.py, loaded by the server (the sandbox does not mount grading/)
+HARNESS = None  # grading/sandbox/kernel_harness.py, loaded by the server (the sandbox does not mount grading/)
 
 
 def _harness():

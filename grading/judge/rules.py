@@ -3,7 +3,7 @@
 A rule is a small model of one mistake (the reference algorithm with one thing changed) and the
 *aspect* of a run it is about: the values passed to the correction's torch.multinomial call, the
 bonus's, the order of the torch.rand and torch.multinomial calls, the tokens returned. For every
-traced call of the graded run (grading/verdicts.py: the case, the scripted draws and picks, and
+traced call of the graded run (grading/judge/verdicts.py: the case, the scripted draws and picks, and
 what the student's function did) the grader runs the reference and the rule's model on the same
 case. A call *shows* the mistake when the model differs from the reference in the rule's aspect
 and the student's call agrees with the model there. A rule fires when some call in a failed check
@@ -262,7 +262,7 @@ SENTENCES = {  # rule id: (en, zh)
         "你的函数返回的列表里有不是 token id 的东西（像 p 这样的浮点数，或者像 draft_tokens[i]、torch.multinomial "
         "返回的 [1] 这样的张量）：每个 token 都要以 Python int 的形式追加，即 token_id 本身或 "
         "int(torch.multinomial(weights, 1).item())"),
-    # Level 23's own rules (grading/rules23.py OWN_RULES)
+    # Level 23's own rules (grading/judge/rules23.py OWN_RULES)
     "accepts_target_argmax": (
         "you accept a draft only where it is the target's most likely token (the argmax of target_probs[i]); the "
         "test is p >= q, the target's probability of the drafted token against the draft's",
@@ -478,7 +478,7 @@ def raised(calls, lang="en", everywhere=False):
     """The "raises" sentence for a run in which the function raised (its type, a builtin's name, and where: the first
     feature of the input shared by every call that raised and by none that did not), or None when no call raised
     (``everywhere``: unless every call raised)."""
-    from grading.verdicts import known_error
+    from grading.judge.verdicts import known_error
 
     rows = _traced(calls)
     errors = [known_error(str(trace.get("error")).split(":")[0]) for _, _, trace in rows if trace.get("error")]
@@ -940,9 +940,9 @@ def line(judge, level, lang="en"):
 
 def diagnose(judge, level):
     """[(rule, explained checks)] for the run, most explained first. Level 24 only: Level 23's line is looked up in
-    grading/diagnoses.json, then given by its own rules (grading/rules23.py), both from grading/diagnosis.py line."""
+    grading/judge/diagnoses.json, then given by its own rules (grading/judge/rules23.py), both from grading/judge/diagnosis.py line."""
     if level != 24:
-        raise ValueError(f"Level {level}'s diagnosis is grading/diagnosis.py line's (the lookup, then grading/rules23.py)")
+        raise ValueError(f"Level {level}'s diagnosis is grading/judge/diagnosis.py line's (the lookup, then grading/judge/rules23.py)")
     bonus = any(c[2].target_probs.shape[0] == c[2].k + 1 for c in judge.calls if c[1] == "run_step")
     evidence = level24_evidence(judge.calls, bonus)
     evidence.update(pair_evidence(judge.calls))

@@ -14,7 +14,7 @@ setting its limits, entering it and removing it; where none works, ``setup()`` r
 (with swap counted: ``memory.memsw.limit_in_bytes`` or ``memory.swap.max``, where they exist; the kernel's
 OOM killer ends a process of that sandbox when it is full) and a process and thread limit. The sandbox's
 first process enters it before any student code runs (``enter_command`` for bubblewrap; the fork server's
-waiter writes itself, grading/forkserver.py); ``remove`` kills what is left in it and removes it;
+waiter writes itself, grading/sandbox/forkserver.py); ``remove`` kills what is left in it and removes it;
 ``remove_stale`` removes those of graders that are gone.
 """
 
@@ -119,7 +119,7 @@ def _find():
 
 def _proven(candidate, why):
     """(candidate, None) if a sandbox's cgroup can be made, limited, entered and removed there, else (None, why)."""
-    hint = (f"; graded as an ordinary user, root delegates {delegated_path('USER')} (grading.cgroups.delegate, as "
+    hint = (f"; graded as an ordinary user, root delegates {delegated_path('USER')} (grading.sandbox.cgroups.delegate, as "
             "`make hub` does for the instructor)" if os.geteuid() else "")
     absent = [base for base in candidate.bases if not os.path.isdir(base)]
     if absent:

@@ -32,7 +32,8 @@ from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
 from traitlets import Any, Bool, Float, Integer, List, Set, Unicode
 
-from grading import budgets, grader_text
+from grading.sandbox import budgets
+from grading.judge import grader_text
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 DIAGNOSIS_CELL = "diagnosis"  # the locked cell above the hidden checks where the grader writes its diagnosis
@@ -185,7 +186,8 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
     @staticmethod
     def _check_failed(resources):
         """'Check failed.' in the edition's language (a translated edition's CHECK_FAILED)."""
-        from grading import build, language
+        from grading import language
+        from grading.build import notebooks as build
 
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
         return "Check failed." if language(assignment) == "en" else build.load_i18n(assignment).CHECK_FAILED
@@ -400,7 +402,7 @@ class SanitizeStudentContent(SanitizeHTML):
         return f"<div class='sanitized' style='{self.CONTAINED}'>{clean}</div>"
 
 
-TEMPLATES = Path(__file__).resolve().with_name("templates")  # the feedback page's template and its words
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"  # the feedback page's template and its words
 PAGE_TEMPLATE = "course_feedback"
 
 
@@ -441,8 +443,8 @@ def feedback_summary(nb, labels, assignment=""):
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade_id") == DIAGNOSIS_CELL and not meta.get("grade"):
             said = "".join(str(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
-            if not said.strip():  # the diagnosis words' own prefix ("Diagnosis: ", "诊断："), grading/diagnosis.py
-                from grading import diagnosis as diagnoses
+            if not said.strip():  # the diagnosis words' own prefix ("Diagnosis: ", "诊断："), grading/judge/diagnosis.py
+                from grading.judge import diagnosis as diagnoses
                 said = diagnoses.texts(assignment or "level23_speculative_decoding")[0]["prefix"] + labels["no_diagnosis"]
             diagnosis = said.strip()
         if not meta.get("grade") or (meta.get("solution") and cell.cell_type == "code"):
@@ -505,7 +507,7 @@ class ResilientExecute(Execute):
 
     A notebook has a wall-clock budget (``notebook_budget``) and a student's notebooks of one
     assignment one together (``student_budget``), counted from each notebook's first cell
-    (grading/budgets.py): cells that each stay under the cell timeout cannot hold the grader
+    (grading/sandbox/budgets.py): cells that each stay under the cell timeout cannot hold the grader
     longer. The cell running when a budget ends is interrupted then; every later cell gets a
     NotRun error saying the budget was spent, and the checks not yet run fail with that message.
     """
@@ -523,7 +525,7 @@ class ResilientExecute(Execute):
     _budget_cut = None  # the message of the budget that cut the running cell short
 
     def _say(self, key, **fields):
-        """The grader's message ``key`` in the language of the assignment being graded (grading/grader_text.py)."""
+        """The grader's message ``key`` in the language of the assignment being graded (grading/judge/grader_text.py)."""
         assignment = (getattr(self, "resources", None) or {}).get("nbgrader", {}).get("assignment", "")
         return grader_text.words(assignment)[key].format(**fields)
 
@@ -635,9 +637,9 @@ class ResilientExecute(Execute):
 class SandboxedExecute(ResilientExecute):
     """Autograde with the student's kernel in the sandbox and every verdict decided by the grader.
 
-    Phase 1 runs the notebook in a sandboxed kernel (grading/sandbox.py), test cells
+    Phase 1 runs the notebook in a sandboxed kernel (grading/sandbox/kernels.py), test cells
     without their hidden tests. Phase 2, with the same kernel still alive, runs each
-    whole test cell in the grader (grading/verdicts.py), which calls the student's
+    whole test cell in the grader (grading/judge/verdicts.py), which calls the student's
     function in the kernel and compares the answers itself. A test cell's outputs are
     then the grader's: what the checks printed, or one error with the check's message.
 
@@ -653,7 +655,8 @@ class SandboxedExecute(ResilientExecute):
     def preprocess(self, nb, resources=None, km=None):
         from nbclient import NotebookClient
 
-        from grading import sandbox, verdicts
+        from grading.sandbox import kernels as sandbox
+        from grading.judge import verdicts
 
         from grading import ids
 
@@ -690,7 +693,7 @@ class SandboxedExecute(ResilientExecute):
                     self._check_budget()  # past a budget, _call refuses: the check fails with the budget's message
                     cell.outputs = self._judge.outputs(cell.source, cell.metadata.get("nbgrader", {}).get("grade_id"))
                 if diagnosis_cell is not None:
-                    from grading import diagnosis
+                    from grading.judge import diagnosis
 
                     notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
                     text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
@@ -701,7 +704,7 @@ class SandboxedExecute(ResilientExecute):
         return self.nb, self.resources
 
     def create_kernel_manager(self):
-        from grading import sandbox
+        from grading.sandbox import kernels as sandbox
 
         km = super().create_kernel_manager()
         km.helpers_path = str(self._judge.helpers.__file__)
@@ -718,7 +721,7 @@ class SandboxedExecute(ResilientExecute):
         return km
 
     def _run_visible_part(self, cell, resources, index):
-        from grading import verdicts
+        from grading.judge import verdicts
 
         source = cell.source
         visible = verdicts.visible_part(source)
@@ -733,7 +736,7 @@ class SandboxedExecute(ResilientExecute):
 
     def _call(self, content):
         """Send one grader call to the kernel; its reply's content, or KernelGone."""
-        from grading.verdicts import KernelGone
+        from grading.judge.verdicts import KernelGone
 
         if self._stopped:
             raise KernelGone(self._stopped)
@@ -743,7 +746,7 @@ class SandboxedExecute(ResilientExecute):
         """The reply to one grader call, within an absolute deadline (``timeout``, then ``interrupt_grace``
         after an interrupt): messages that answer something else, or cannot be read, are skipped and
         extend nothing."""
-        from grading.verdicts import KernelGone
+        from grading.judge.verdicts import KernelGone
 
         msg = self.kc.session.msg("grader_call_request", content)
         self.kc.shell_channel.send(msg)
@@ -787,7 +790,8 @@ class EditionClearSolutions(ClearSolutions):
     CODE_STUB (lessons/i18n/<assignment>.py) in place of ``ClearSolutions.code_stub``."""
 
     def preprocess(self, nb, resources):
-        from grading import build, language
+        from grading import language
+        from grading.build import notebooks as build
 
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
         english = dict(self.code_stub)

@@ -1,20 +1,20 @@
 """The diagnosis line: which known mistake a submission's run shows.
 
-When a notebook is graded, every test cell runs in the grader (grading/verdicts.py) and each
+When a notebook is graded, every test cell runs in the grader (grading/judge/verdicts.py) and each
 call of the student's function comes back as plain data: tokens, draws, errors. Rules over that
-record name the mistake (Level 23: grading/rules23.py, Level 24: grading/rules.py), and the
+record name the mistake (Level 23: grading/judge/rules23.py, Level 24: grading/judge/rules.py), and the
 feedback says it in one line:
 
     Diagnosis: you draw r at every position, also where p >= q: draw only in the p < q branch
 
 A right answer gets "Diagnosis: none". A run no rule fits is said to fit none, with the failed
 checks named, rather than guessed at. The catalogue (answers/) is the rules' test set: this module
-also builds grading/diagnoses.json, the catalogued answers' sentences (Level 23's rules say their
+also builds grading/judge/diagnoses.json, the catalogued answers' sentences (Level 23's rules say their
 mistakes in those words), and fails the build when two answers that behave alike are given
 different sentences.
 
-    python -m grading.diagnosis           # rebuild grading/diagnoses.json from answers/ and source/
-    python -m grading.diagnosis --check   # exit 1 if it is out of date (a test runs this)
+    python -m grading.judge.diagnosis           # rebuild grading/judge/diagnoses.json from answers/ and source/
+    python -m grading.judge.diagnosis --check   # exit 1 if it is out of date (a test runs this)
 """
 
 import contextlib
@@ -31,7 +31,7 @@ TABLE = Path(__file__).resolve().with_name("diagnoses.json")
 
 
 def _frame(lang):
-    from grading import rules
+    from grading.judge import rules
     return rules.FRAME[lang]
 
 
@@ -50,7 +50,7 @@ def texts(assignment=ASSIGNMENT):
              if k in ("prefix", "none", "unknown", "not_made")}
     if language(assignment) == "en":
         return words, None
-    from grading import build
+    from grading.build import notebooks as build
 
     return words, getattr(build.load_i18n(assignment), "DIAGNOSES", None)  # Level 24: none (rules.SENTENCES)
 
@@ -62,11 +62,11 @@ def level(assignment=ASSIGNMENT):
 def line(notebook, judge, table=None, assignment=ASSIGNMENT):
     """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
     edition's language). "none" only when every check passed; when no rule fits, the line says so and
-    names the failed checks. Both levels' diagnoses are made of rules: Level 24's in grading/rules.py,
-    Level 23's models of its mistakes and what a run shows directly in grading/rules23.py, whose sentences
-    are the catalogued answers' own (read from ``table``, the built grading/diagnoses.json, or the edition's
-    DIAGNOSES) and grading/rules.py's."""
-    from grading import rules, rules23
+    names the failed checks. Both levels' diagnoses are made of rules: Level 24's in grading/judge/rules.py,
+    Level 23's models of its mistakes and what a run shows directly in grading/judge/rules23.py, whose sentences
+    are the catalogued answers' own (read from ``table``, the built grading/judge/diagnoses.json, or the edition's
+    DIAGNOSES) and grading/judge/rules.py's."""
+    from grading.judge import rules, rules23
 
     lang = "en" if language(assignment) == "en" else "zh"
     words = _frame(lang)
@@ -113,10 +113,10 @@ def _folder(notebook, source_dir):
 
 def judge_of(code, notebook, source_dir, outputs=None):
     """The Judge after running the answer ``code`` through every test cell of ``notebook``, here (no kernel):
-    the same checks nbgrader runs, with the same verdict code (grading/verdicts.py). ``outputs``, a dict,
+    the same checks nbgrader runs, with the same verdict code (grading/judge/verdicts.py). ``outputs``, a dict,
     gets each test cell's outputs by grade_id, with the cell's metadata: {grade_id: (nbgrader metadata, outputs)}."""
-    from grading.kernel_harness import answer, load_private
-    from grading.verdicts import Judge, is_test_cell
+    from grading.sandbox.kernel_harness import answer, load_private
+    from grading.judge.verdicts import Judge, is_test_cell
 
     helpers_path = Path(source_dir) / "spec_checks.py"
     helpers = load_private(helpers_path, "_diagnosis_helpers")
@@ -146,14 +146,14 @@ def build(source_root=ROOT / "source"):
     Only the English assignments have a catalogue and an entry: a translated edition runs the same
     checks as its template, so it uses its template's (``line``).
     """
-    from grading import catalogue
+    from grading.build import catalogue
 
     table, problems = {}, []
     for assignment, notebook in ((a, n) for a, names in ASSIGNMENTS.items() if template(a) == a for n in names):
         entries = table.setdefault(assignment, {}).setdefault(notebook, {})
         for a in catalogue.load(notebook, assignment):
             if template(assignment) != "level23_speculative_decoding":
-                continue  # Level 24 is diagnosed by rules (grading/rules.py)
+                continue  # Level 24 is diagnosed by rules (grading/judge/rules.py)
             text = NONE if a.full_marks else a.diagnosis
             if not text:
                 problems.append(f"{catalogue.answers_dir(assignment).relative_to(ROOT)}/{notebook}/{a.name}.py "
@@ -177,7 +177,7 @@ def main(argv):
     text = json.dumps(build(), indent=1, sort_keys=True) + "\n"
     if "--check" in argv:
         if not TABLE.exists() or TABLE.read_text() != text:
-            print(f"{TABLE} is out of date: run `python -m grading.diagnosis`")
+            print(f"{TABLE} is out of date: run `python -m grading.judge.diagnosis`")
             return 1
         return 0
     TABLE.write_text(text)

@@ -1,6 +1,6 @@
 """The grading kernel: an ordinary IPython kernel that also answers the grader's calls.
 
-Started inside the sandbox (grading/sandbox.py) as
+Started inside the sandbox (grading/sandbox/kernels.py) as
 
     python kernel_harness.py <trusted helpers.py> -f <connection file> [kernel options]
 
@@ -14,7 +14,7 @@ bypass IPython (no input transformers, history, display hooks or tracebacks): th
 handler looks up the student's function in the notebook's namespace, calls the named
 helper (for example ``run_verify``, which scripts ``torch.rand``) and replies with
 plain JSON data. The expected answers and the checks never enter this process:
-the grader compares the reply itself (grading/verdicts.py).
+the grader compares the reply itself (grading/judge/verdicts.py).
 """
 
 import importlib.util
@@ -37,7 +37,7 @@ NON_FINITE = ("nan", "inf", "-inf")
 def encode(data):
     """JSON data with each non-finite float as ``{"float": "nan" | "inf" | "-inf"}``: a value, not an error.
 
-    (JSON has no nan; jupyter_client refuses it.) grading/verdicts.py decodes it.
+    (JSON has no nan; jupyter_client refuses it.) grading/judge/verdicts.py decodes it.
     """
     if type(data) is float and not math.isfinite(data):
         return {"float": repr(data)}
@@ -81,7 +81,7 @@ def _helpers_only(helpers):
 def _handler(kernel, helpers):
     """The grader_call_request handler. Its closure holds the few functions ``answer`` calls, not the
     helper module; student code can still reach them (as any Python object in its process), but no
-    verdict rests on what they report: the grader decides (grading/verdicts.py)."""
+    verdict rests on what they report: the grader decides (grading/judge/verdicts.py)."""
     settrace, setprofile, send = sys.settrace, sys.setprofile, kernel.session.send  # taken before student code
     helpers = _helpers_only(helpers)
 

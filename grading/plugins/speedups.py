@@ -241,7 +241,7 @@ def loaded_and_frozen(load):
     0.09 s); make grade's workers start from the worker template's frozen heap."""
     if _FROZEN:
         return load()
-    from grading.forkserver import imported_then_frozen
+    from grading.sandbox.forkserver import imported_then_frozen
 
     out = imported_then_frozen(load)
     _FROZEN.append(True)
@@ -382,7 +382,7 @@ def apply():
     from nbgrader.nbgraderformat import common
     from nbgrader.preprocessors import OverwriteCells
 
-    from grading import kernel_harness
+    from grading.sandbox import kernel_harness
 
     if not getattr(OverwriteCells.preprocess_cell, "_grading_preloaded", False):
         OverwriteCells.preprocess_cell = _preloaded_cells(OverwriteCells.preprocess_cell)

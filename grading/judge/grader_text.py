@@ -1,5 +1,5 @@
 """The grader's own messages: what it writes into a graded notebook when a function is missing, a
-check cannot run, a cell runs too long or the kernel stops (grading/verdicts.py, grading/preprocessors.py).
+check cannot run, a cell runs too long or the kernel stops (grading/judge/verdicts.py, grading/plugins/preprocessors.py).
 
 ENGLISH holds them, by id; a translated edition's words are the GRADER dict of its text file
 (lessons/i18n/<edition>.py), or of another edition in the same language: the same ids and {blanks}
@@ -35,7 +35,7 @@ ENGLISH = {
 @functools.lru_cache(maxsize=None)
 def translated(assignment):
     """The GRADER dict of ``assignment``'s text file, or of another edition in its language; None if none has one."""
-    from grading import build
+    from grading.build import notebooks as build
 
     lang = language(assignment)
     for edition in [assignment] + [e for e in EDITIONS if e != assignment and language(e) == lang]:
