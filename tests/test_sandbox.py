@@ -810,6 +810,40 @@ def test_a_cgroup_left_by_a_killed_grader_is_removed_by_the_next():
         ours.remove()
 
 
+def test_left_cgroups_are_waited_for_together_not_each_in_turn(monkeypatch):
+    """A grader that starts after several killed ones waits one deadline for all their cgroups, not one deadline
+    each: every worker sweeps them as it starts, and a worker's start has a deadline of its own. Processes that
+    outlive SIGKILL for a while (in uninterruptible sleep) stand in as a pid that is never gone; the clock is the
+    test's own, so nothing waits for real."""
+    if MODE[0] == "forked":
+        pytest.skip("the cgroup is the same on both paths")
+    assert cgroups.setup(), cgroups.why_not()
+    killed = subprocess.run([sys.executable, "-c", "import os, signal, sys; sys.path.insert(0, sys.argv[1]);"
+                             "from grading.sandbox import cgroups; gs = [cgroups.SandboxCgroup() for _ in range(3)];"
+                             "print(' '.join(d for g in gs for d in g.dirs), flush=True); os.kill(os.getpid(), 9)",
+                             str(ROOT)], capture_output=True, text=True)
+    left = killed.stdout.split()
+    assert len(left) >= 3 and all(os.path.isdir(d) for d in left), killed.stderr
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self):
+            return self.now
+
+        def sleep(self, seconds):
+            self.now += seconds
+
+    clock, real = Clock(), cgroups.SandboxCgroup.pids_in
+    never_gone = 2**22 + 4321  # past Linux's largest pid: os.kill finds no such process
+    monkeypatch.setattr(cgroups, "time", clock)
+    monkeypatch.setattr(cgroups.SandboxCgroup, "pids_in",
+                        lambda self: {never_gone} if set(self.dirs) & set(left) else real(self))
+    cgroups.remove_stale()
+    assert 4.9 <= clock.now <= 5.1, f"waited {clock.now:.1f} s for three left cgroups (5 s for all of them)"
+    assert not any(os.path.exists(d) for d in left)
+
+
 CGROUP_AS_USER = """
 import json, os, subprocess, sys, threading
 sys.path.insert(0, {root!r})

@@ -217,11 +217,11 @@ class SandboxCgroup:
                 pass
         return found
 
-    def remove(self, timeout=10):
-        """Kill what is left in this cgroup, then remove it (each hierarchy)."""
-        kill = os.path.join(self.dirs[0], "cgroup.kill")
-        end = time.monotonic() + timeout
-        while (left := self.pids_in()) and time.monotonic() < end:
+    def kill(self):
+        """Kill every process in this cgroup (each hierarchy; cgroup.kill where there is one): True if any was left."""
+        left = self.pids_in()
+        if left:
+            kill = os.path.join(self.dirs[0], "cgroup.kill")
             if os.path.exists(kill):
                 _write(kill, 1)
             else:
@@ -230,6 +230,12 @@ class SandboxCgroup:
                         os.kill(pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
+        return bool(left)
+
+    def remove(self, timeout=10):
+        """Kill what is left in this cgroup, then remove it (each hierarchy), waiting ``timeout`` seconds at most."""
+        end = time.monotonic() + timeout
+        while self.kill() and time.monotonic() < end:
             time.sleep(0.002)
         for folder in self.dirs:
             while True:
@@ -250,8 +256,15 @@ class SandboxCgroup:
         return self
 
 
-def remove_stale():
-    """Remove the sandboxes' cgroups left by graders that are gone (killed past a deadline: no cleanup ran)."""
+STALE_WAIT = 5  # seconds that a starting grader waits, for all the left cgroups together, for their processes to go
+
+
+def remove_stale(timeout=STALE_WAIT):
+    """Remove the sandboxes' cgroups left by graders that are gone (killed past a deadline: no cleanup ran).
+
+    Every left cgroup's processes are killed first, and then all are waited for together until one deadline:
+    a worker that starts after many killed graders waits ``timeout`` at most, not ``timeout`` for each cgroup.
+    Another grader may remove the same cgroups meanwhile: what is gone is skipped."""
     where = setup()
     if where is None:
         return
@@ -261,13 +274,22 @@ def remove_stale():
             names.update(entry.name for entry in os.scandir(base) if entry.is_dir())
         except OSError:
             pass
-    for name in names:
+    stale = []
+    for name in sorted(names):
         parts = name.split("-")
         if len(parts) != 3 or parts[0] != "nbg" or not parts[1].isdigit() or os.path.exists(f"/proc/{parts[1]}"):
             continue
-        dirs = [os.path.join(base, name) for base in where.bases]
+        group = SandboxCgroup._existing(where.version, [d for d in (os.path.join(b, name) for b in where.bases)
+                                                        if os.path.isdir(d)])
         try:
-            SandboxCgroup._existing(where.version, [d for d in dirs if os.path.isdir(d)]).remove(timeout=5)
+            group.kill()
+        except OSError:
+            continue
+        stale.append(group)
+    end = time.monotonic() + timeout
+    for group in stale:
+        try:
+            group.remove(timeout=max(0.0, end - time.monotonic()))
         except OSError:
             pass
 
