@@ -3,7 +3,7 @@
 Operators: flip each comparison, shift each index and each integer constant by one, swap the names
 p and q, drop or duplicate each statement, turn each break into continue and back, drop each return's
 value, change each row used (``x[i]`` to ``x[0]``). Each mutant is the reference's answer cell with one
-change; ``grade`` runs it through every test cell of its notebook with grading/diagnosis.judge_of,
+change; ``grade`` runs it through every test cell of its notebook with grading.judge.diagnosis.judge_of,
 the same Judge (grading/judge/verdicts.py) and checks nbgrader runs.
 """
 

@@ -96,3 +96,34 @@ def test_level23_visible_test_names_the_contract_first(mistake, key):
                                      L23.run_verify(fn, L23.accept_case(), draws=[0.5] * 3))
     head = L23.VISIBLE_MESSAGES[key].split("{")[0]
     assert message is not None and message.startswith(head), message
+
+
+# A coin is one value: the lesson writes torch.rand(1), and every shape that holds one value takes the same one
+# value from torch's generator. Several values at once are a vector of coins, named as such.
+ONE_VALUE = ["torch.rand(())", "torch.rand(1, 1)", "torch.rand(size=(1,))", "torch.rand([1])", "torch.rand((1,))"]
+DRAWING = [("level23_speculative_decoding", "02_reject_and_break"),
+           ("level24_residual_and_bonus", "01_correction_token"), ("level24_residual_and_bonus", "02_bonus_and_step")]
+
+
+def _with_draw(assignment, notebook, draw):
+    sys.path.insert(0, str(ROOT / "tests"))
+    import mutants
+
+    code = mutants.reference(assignment, notebook)
+    assert "torch.rand(1)" in code, f"{notebook}'s reference no longer draws torch.rand(1)"
+    return mutants.grade(code.replace("torch.rand(1)", draw), assignment, notebook), mutants.diagnosis_none()
+
+
+@pytest.mark.parametrize("assignment,notebook", DRAWING)
+@pytest.mark.parametrize("draw", ONE_VALUE)
+def test_a_draw_of_one_value_is_a_coin_whatever_its_shape(assignment, notebook, draw):
+    (judge, line), none = _with_draw(assignment, notebook, draw)
+    assert not judge.failed, (draw, judge.failed)
+    assert line == "Diagnosis: " + none, line
+
+
+@pytest.mark.parametrize("assignment,notebook", DRAWING)
+def test_a_draw_of_several_values_is_named_a_vector_of_coins(assignment, notebook):
+    (judge, line), _ = _with_draw(assignment, notebook, "torch.rand(2)[:1]")
+    assert judge.failed
+    assert "you draw several coins at once" in line, line

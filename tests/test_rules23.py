@@ -316,3 +316,33 @@ def test_an_in_place_guard_against_zeros_changes_the_inputs_and_loses_the_check(
     judge, line = mutants.grade(code, ASSIGNMENT, notebook)
     assert "hidden_inputs_unchanged" in judge.failed
     assert line.startswith("Diagnosis: " + rules.sentence("inputs_changed")), line
+
+
+# Drawing at every position and accepting when r < min(1, p / q) acts as two pairs of catalogued mistakes alike
+# (the draw moved to the top with the division before the branch; or the sure branch falling through to the
+# coin without appending), so no model can be named; a draft whose every position has p >= q still shows a coin
+# at each position, and the division raises at q == 0.
+MIN_RATIO = '''def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if torch.rand(1).item() < {ratio}:
+            accepted_tokens.append(token_id)
+        else:
+            break
+    return accepted_tokens
+'''
+
+
+@pytest.mark.parametrize("ratio", ["min(1.0, p / q)", "min(p / q, 1)", "max(0.0, min(1.0, p / q))"])
+@pytest.mark.parametrize("assignment", [ASSIGNMENT, ASSIGNMENT + "_zh"])
+def test_a_coin_at_every_position_is_named_when_no_model_is(ratio, assignment):
+    notebook = "02_reject_and_break"
+    judge = diagnosis.judge_of(MIN_RATIO.format(ratio=ratio), notebook, ROOT / "source" / assignment)
+    line = diagnosis.line(notebook, judge, assignment=assignment)
+    lang = "en" if assignment == ASSIGNMENT else "zh"
+    assert judge.failed and rules23.coin_where_sure(judge.calls)
+    assert line.split(": ", 1)[-1].split("：", 1)[-1].startswith(rules.sentence("coin_every_position", lang)), line
+    assert "ZeroDivisionError" in line, line  # the division before the branch raises at q == 0: said too

@@ -79,9 +79,10 @@ SENTENCES = {  # rule id: (en, zh)
         "you call torch.multinomial without num_samples, which torch requires: torch.multinomial(weights, 1)",
         "你调用 torch.multinomial 时没有给 num_samples，而 torch 要求必须给出：torch.multinomial(weights, 1)"),
     "vector_coin": (
-        "you draw several coins at once (torch.rand with a shape other than (1,)); the tests hand one scripted value "
-        "to each torch.rand(1), one per p < q position, in order",
-        "你一次性掷了多个硬币（调用 torch.rand 时用的形状不是 (1,)）；测试按顺序为每次 torch.rand(1) 调用提供一个预设值，每个 p < q 的位置一次"),
+        "you draw several coins at once (torch.rand asked for more than one value); the tests hand one scripted "
+        "value to each torch.rand(1), one per p < q position, in order",
+        "你一次性掷了多个硬币（一次调用 torch.rand 要了不止一个值）；测试按顺序为每次 torch.rand(1) 调用提供一个预设值，"
+        "每个 p < q 的位置一次"),
     "coin_every_position": (
         "you flip a coin also where p >= q (torch.rand at every position); flip one only where p < q, as the given "
         "loop does",
@@ -474,6 +475,12 @@ def _where_raised(rows):
                  if all(shown[f] == b for shown, b in zip(features, bad))), "some")
 
 
+def several_values(shape):
+    """Whether a torch.rand call asked for this shape draws more than one value at once (a vector of coins). [1],
+    [] and [1, 1] draw one; [0] draws none; an unreadable shape ("?") tells nothing."""
+    return all(type(n) is int and n >= 0 for n in shape) and math.prod(shape) > 1
+
+
 def raised(calls, lang="en", everywhere=False):
     """The "raises" sentence for a run in which the function raised (its type, a builtin's name, and where: the first
     feature of the input shared by every call that raised and by none that did not), or None when no call raised
@@ -771,7 +778,7 @@ def level24_evidence(calls, bonus):
                       "extra_token_all_accepted": not bonus and all_accepted and trace["tokens"] is not None
                       and trace["tokens"][:len(right["tokens"])] == right["tokens"]
                       and len(trace["tokens"]) == len(right["tokens"]) + 1,
-                      "vector_coin": any(e[0] == "rand" and e[1] != [1] for e in trace["events"]),
+                      "vector_coin": any(e[0] == "rand" and several_values(e[1]) for e in trace["events"]),
                       "many_samples": any(e[0] == "multinomial" and isinstance(e[1], int) and e[1] > 1
                                           for e in trace["events"]),
                       "inputs_changed": trace["inputs_changed"], "reseeds": trace.get("reseeded") is True,

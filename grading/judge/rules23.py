@@ -590,12 +590,17 @@ def sentences(notebook, assignment=ASSIGNMENT, table=None):
             for name in entry["answers"]}
 
 
+def _several_values(shape):
+    from grading.judge.rules import several_values
+    return several_values(shape)
+
+
 # What a run shows directly, whatever else the function does (grading/judge/rules.py has each sentence, both
 # languages): {rule: whether a traced call shows it}
 PREDICATES = {
     "reseeds": lambda t: t.get("reseeded") is True,
     "inputs_changed": lambda t: t.get("inputs_changed") is True,
-    "vector_coin": lambda t: bool(t.get("shapes")),
+    "vector_coin": lambda t: any(_several_values(s) for s in t.get("shapes") or ()),
     "not_a_list": lambda t: t.get("error") is None and t.get("tokens") is None and t.get("result_type") != "list",
     "not_token_ids": lambda t: t.get("error") is None and t.get("tokens") is None and t.get("result_type") == "list",
 }
@@ -609,6 +614,17 @@ def coin_unscripted(calls, samples, notebook):
     if not reached or any(calls[i][5].get("calls") for i in reached) or not notebook.startswith("02"):
         return False
     return contradicted(frozenset({"never_draws"}), samples, notebook)
+
+
+def coin_where_sure(calls):
+    """Whether a scripted call on a draft whose every position has p >= q (the lesson draws no coin there), two
+    positions at least, drew one coin per position: a coin also where p >= q, whatever else the function does."""
+    for _, helper, case, _, _, trace in calls:
+        k = len(case.positions) if helper == "run_verify" else 0
+        if (k >= 2 and all(p >= q for _, p, q in case.positions) and trace.get("error") is None
+                and trace.get("calls") == k):
+            return True
+    return False
 
 
 def _tensor_tokens_fail(calls):
@@ -654,6 +670,10 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         unscripted = False
     if unscripted:
         parts = [rules.sentence("coin_unscripted", lang)]
+    if not parts and coin_where_sure(judge.calls):  # no model names it, but the run shows a coin at every position
+        parts = [rules.sentence("coin_every_position", lang)]
+        error = rules.raised(judge.calls, lang)  # and a second problem, when a call raised (a division at q == 0)
+        parts += [error] if error is not None else []
     parts += [rules.sentence(name, lang) for name in shown(judge.calls)]
     if not parts:  # no model: an error the function raised is what the run shows
         error = rules.raised(judge.calls, lang)

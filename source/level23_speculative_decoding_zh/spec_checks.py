@@ -238,8 +238,14 @@ def visible_case():
     return Case(VISIBLE_POSITIONS, vocab=41)
 
 
+def one_value(shape):
+    """Whether ``torch.rand(*shape)`` draws exactly one value: (1,) as the lesson writes it, and (), (1, 1), ...
+    alike (each takes one value from torch's generator). An unreadable shape ("?") is not one value."""
+    return all(n == 1 for n in shape)
+
+
 class ScriptedRand:
-    """A stand-in for ``torch.rand``: scripted draws as shape-[1] tensors, every call recorded."""
+    """A stand-in for ``torch.rand``: each call's scripted draw, every call recorded."""
 
     def __init__(self, draws):
         self.draws = [float(d) for d in draws]
@@ -332,7 +338,7 @@ def run_verify(verify_draft, case, draws=(), rand=None):
         torch.rand = real
     run.calls = fake.calls
     run.draws_used = fake.draws[: fake.calls]
-    run.bad_shapes = [s for s in fake.shapes if s != (1,)]
+    run.bad_shapes = [s for s in fake.shapes if not one_value(s)]
     run.tokens = _as_tokens(run.result)
     run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
     run.after = (case.draft_probs, case.target_probs, case.draft_tokens)

@@ -913,12 +913,18 @@ def one_new_token_problem(run, accepted):
 DRAW_CONTRACT = TEXT["contract"]["rule"]
 
 
+def one_value(shape):
+    """Whether ``torch.rand(*shape)`` draws exactly one value: [1] as the lesson writes it, and [], [1, 1], ...
+    alike (each takes one value from torch's generator)."""
+    return all(n == 1 for n in shape)
+
+
 def contract_problem(run, coins):
     """The draw contract, checked before anything else: one torch.rand(1) per p < q position (``coins`` of
     them in this run), none where p >= q, and torch.multinomial called with num_samples, as torch needs."""
     if run.error == "TypeError: " + NO_NUM_SAMPLES:
         return _first_problem(run, run.function)
-    shapes = [e[1] for e in run.events if e[0] == "rand" and e[1] != [1]]
+    shapes = [e[1] for e in run.events if e[0] == "rand" and not one_value(e[1])]
     if shapes:
         return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
     calls = sum(1 for e in run.events if e[0] == "rand")

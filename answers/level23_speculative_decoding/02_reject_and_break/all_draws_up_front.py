@@ -1,6 +1,6 @@
 # expect: lose test_visible hidden_single_value_draws
 # why: draws all K values before the loop.
-# diagnosis: you draw several coins at once (torch.rand with a shape other than (1,)); the tests hand one scripted value to each torch.rand(1), one per p < q position, in order
+# diagnosis: you draw several coins at once (torch.rand asked for more than one value); the tests hand one scripted value to each torch.rand(1), one per p < q position, in order
 def verify_draft(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     rs = torch.rand(len(draft_tokens))
