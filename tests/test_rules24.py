@@ -61,6 +61,12 @@ CASES = [
     (NB2, "tensor_tokens_fail", [("accepted_tokens = []", "accepted_tokens = []\n    draft_tokens.copy()")]),
     (NB1, "not_token_ids", [(CORRECTION, "accepted_tokens.append(torch.multinomial(residual, 1))")]),
     (NB2, "not_token_ids", [(BONUS, "accepted_tokens.append(torch.multinomial(target_probs[k], 1))")]),
+    # a second coin after a rejecting one draws as often as a coin where p >= q would, in other places: told apart
+    (NB1, "second_coin", [(COIN, COIN + "\n            accepted_tokens.append(token_id)\n            continue\n"
+                                 "        if torch.rand(1).item() < p / q:")]),
+    (NB2, "second_coin", [(COIN, "if p >= q or torch.rand(1).item() < p / q or torch.rand(1).item() < p / q:")]),
+    (NB1, "coin_every_position", [(COIN, "r = torch.rand(1).item()\n        if p >= q or r < p / q:")]),
+    (NB2, "coin_every_position", [(COIN, "if torch.rand(1).item() < p / q or p >= q:")]),
 ]
 
 

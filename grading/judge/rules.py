@@ -553,6 +553,8 @@ def level24(case, draws, picks, bonus, m=frozenset()):
             if "multinomial_before_coin" in m:
                 early = multi(_residual(P, Q, i))
             coin = rand()
+        if "second_coin" in m and p < q and not coin < p / q:  # a rejection flipped again, at the same position
+            coin = rand()
         if p >= q or "accepts_every_draft" in m:
             accept = True
         elif "ratio_q_over_p" in m:
@@ -686,6 +688,7 @@ LEVEL24_RULES = {
     "multinomial_before_coin": ({"multinomial_before_coin"}, "order"),
     "correction_every_coin": ({"correction_every_coin"}, "order"),
     "coin_every_position": ({"coin_every_position"}, "order"),
+    "second_coin": ({"second_coin"}, "order"),
     "continue_after_correction": ({"continue_after_correction"}, "order"),
     "bonus_row_k_minus_1": ({"bonus_row_k_minus_1"}, "bonus"),
     "bonus_from_draft": ({"bonus_from_draft"}, "bonus"),
@@ -863,7 +866,10 @@ PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples",
 # 0, and the coins that accept every draft, accept the other way round or against q / p, which agree with each
 # other on the draws where both accept: they fire only when every call where they could show does.
 EVERY_CALL = ("correction_argmax", "bonus_argmax", "residual_row_zero", "residual_row_token", "accepts_every_draft",
-              "coin_reversed", "ratio_q_over_p")
+              "coin_reversed", "ratio_q_over_p",
+              # as many draws as a coin at every position, where a second coin after a rejection makes them too: a
+              # coin where p >= q shows in every call that reaches such a position, draws where none is due
+              "coin_every_position", "second_coin")
 
 
 def fired(calls, failed, evidence):

@@ -459,7 +459,7 @@ HELPERS = {
         "contract": {
             "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
             "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
-            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。p >= q 的位置不掷硬币（保留给定的循环）",
+            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（保留给定的循环）",
         },
         "visible": {
             "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",

@@ -132,7 +132,7 @@ TEXT = {
         "shapes": "torch.rand was asked for the shape(s) {shapes}: {rule}. Flip one coin at a time, torch.rand(1), "
                   "inside the loop",
         "too_many": "torch.rand was called {calls} times, but this case has {coins} p < q position(s) before the step "
-                    "ends: {rule}. Flip no coin where p >= q (keep the given loop)",
+                    "ends: {rule}. Flip one coin at each p < q position and none where p >= q (keep the given loop)",
     },
     "visible": {
         "n1_tokens": "position 0 is accepted (p >= q) and position 1 rejected, so the result is token 0, then the "
