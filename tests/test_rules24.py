@@ -65,6 +65,7 @@ CASES = [
     (NB1, "second_coin", [(COIN, COIN + "\n            accepted_tokens.append(token_id)\n            continue\n"
                                  "        if torch.rand(1).item() < p / q:")]),
     (NB2, "second_coin", [(COIN, "if p >= q or torch.rand(1).item() < p / q or torch.rand(1).item() < p / q:")]),
+    (NB1, "residual_next_target_row", [(RESIDUAL, "torch.clamp(target_probs[i + 1] - draft_probs[i + 1], min=0)")]),
     (NB1, "coin_every_position", [(COIN, "r = torch.rand(1).item()\n        if p >= q or r < p / q:")]),
     (NB2, "coin_every_position", [(COIN, "if torch.rand(1).item() < p / q or p >= q:")]),
 ]
@@ -100,3 +101,28 @@ def test_an_in_place_guard_against_zeros_changes_the_inputs_and_loses_the_check(
     judge, line = mutants.grade(code, mutants.LEVEL24, notebook)
     assert "hidden_inputs_unchanged" in judge.failed
     assert line.startswith("Diagnosis: " + rules.sentence("inputs_changed")), line
+
+
+# Two mistakes at once: the line names what the code does and nothing it does not. (A rule that fits by
+# coincidence, a third sentence, is the failure: in the tests' rows a residual is often one token, which other
+# rows give too; an error in one input is not an error of every step that accepts all.)
+SECOND = {
+    "bonus_after_reject": (CORRECTION + "\n        return accepted_tokens", CORRECTION + "\n        break"),
+    "no_bonus_empty_draft": ("accepted_tokens = []", "if not draft_tokens:\n        return []\n    accepted_tokens = []"),
+}
+FIRST = {
+    "residual_q_minus_p": (RESIDUAL, "torch.clamp(draft_probs[i] - target_probs[i], min=0)"),
+    "residual_not_normalised": (NORMALISED, "pass"),
+    "residual_row_zero": (RESIDUAL, "torch.clamp(target_probs[0] - draft_probs[0], min=0)"),
+    "residual_next_target_row": (RESIDUAL, "torch.clamp(target_probs[i + 1] - draft_probs[i + 1], min=0)"),
+}
+
+
+@pytest.mark.parametrize("first,second", [(a, b) for a in FIRST for b in SECOND])
+def test_two_mistakes_are_told_nothing_the_code_does_not_do(first, second):
+    judge, line = mutants.grade(mutants.edited(mutants.LEVEL24, NB2, [FIRST[first], SECOND[second]]),
+                                mutants.LEVEL24, NB2)
+    assert judge.failed
+    said = {name for name, words in rules.SENTENCES.items() if words[0] in line}
+    allowed = {first, second, "multinomial_refused"} | ({"residual_other_row"} if "row" in first else set())
+    assert said and said <= allowed | {"tensor_tokens_fail", "raises"}, (said, line)

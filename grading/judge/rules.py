@@ -139,11 +139,12 @@ SENTENCES = {  # rule id: (en, zh)
         "你的残差来自第 token_id 行（把草稿 token 的 id 当成了行号）；行对应的是位置：取第 i 行的 max(0, p - q)，"
         "即 target_probs[i] - draft_probs[i]"),
     "residual_next_target_row": (
-        "your residual subtracts the draft's row i from the target's row i + 1; row i of target_probs and row i of "
-        "draft_probs are the same position (the target's extra row K is only the bonus's): take "
-        "max(0, target_probs[i] - draft_probs[i])",
-        "你的残差用目标模型的第 i + 1 行减去草稿模型的第 i 行；target_probs 的第 i 行和 draft_probs 的第 i 行对应同一个位置（目标模型多出的第 K 行只给额外（bonus）"
-        "token 用）：取 max(0, target_probs[i] - draft_probs[i])"),
+        "your residual reads the target's row i + 1, the next position's (the tests cannot tell which row of the "
+        "draft it subtracts); row i of target_probs and row i of draft_probs are the same position (the target's "
+        "extra row K is only the bonus's): take max(0, target_probs[i] - draft_probs[i])",
+        "你的残差读的是目标模型的第 i + 1 行，即下一个位置的行（测试分辨不出减去的是草稿模型的哪一行）；target_probs 的第 i 行和 "
+        "draft_probs 的第 i 行对应同一个位置（目标模型多出的第 K 行只给额外（bonus）token 用）：取 "
+        "max(0, target_probs[i] - draft_probs[i])"),
     "residual_min": (
         "your correction comes from min(p, q), the part the two models share, which acceptance already covers; "
         "after a rejection sample from what the target has beyond the draft, max(0, p - q), normalised",
@@ -724,7 +725,7 @@ def _call_args(args, kwargs):
 
 def level24_evidence(calls, bonus):
     """{rule: (calls that show it, calls where it could show)} over the traced calls; plus the predicates."""
-    evidence = {}
+    evidence, bonus_made = {}, set()
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_step":
             continue
@@ -746,7 +747,7 @@ def level24_evidence(calls, bonus):
             # it gives None there, as does a function that never reached it)
             if any(equal(extract(student), extract(mo)) and (
                     aspect not in ("correction", "bonus") or extract(student) is not None
-                    or student["error"] is not None and mo["error"] is not None) for mo in models) and (
+                    or student["error"] is not None and student["error"] == mo["error"]) for mo in models) and (
                     aspect == "error" or student["error"] is None or aspect in ("correction", "bonus", "order")):
                 shows.add(index)
         first = _first_multi(student)
@@ -797,6 +798,8 @@ def level24_evidence(calls, bonus):
             could.add(index)
             if shown:
                 shows.add(index)
+        if bonus and all_accepted and trace["error"] is None and trace["tokens"] is not None:
+            bonus_made.add(index)
         if trace["error"] is None and trace["tokens"] is not None and not any(
                 e[0] == "multinomial" for e in trace["events"]) and len(trace["tokens"]) > len(
                 right["tokens"]) - 1 and right["tokens"] and "m" in _order(right) and student["tokens"] != right[
@@ -804,6 +807,8 @@ def level24_evidence(calls, bonus):
                 "tokens"][:-1] and right["rejected"] and trace["tokens"][-1] != case.ids[len(right["tokens"]) - 1]:
             # (the rejected draft kept in its place is an accept, not a correction)
             evidence.setdefault("correction_not_multinomial", (set(), set()))[0].add(index)
+    if bonus_made and "bonus_error" in evidence:  # the bonus was made where every draft was accepted: an error
+        evidence["bonus_error"][0].clear()       # in another such call comes from something else (its input)
     return evidence
 
 
@@ -917,6 +922,8 @@ _SUBSUMED = {
     "two_corrections": ("many_samples",),
     "residual_not_normalised": ("residual_scaled",),
     "residual_row_zero": ("residual_other_row",),
+    # row i's max(0, q - p): in the tests' rows a one-token residual, which another pair of rows can give too
+    "residual_q_minus_p": ("residual_other_row",),
     "residual_row_token": ("residual_other_row", "residual_row_zero"),
     "residual_next_target_row": ("residual_other_row",),
     "bonus_row_k_minus_1": ("bonus_other_row",),
