@@ -346,3 +346,17 @@ def test_a_coin_at_every_position_is_named_when_no_model_is(ratio, assignment):
     assert judge.failed and rules23.coin_where_sure(judge.calls)
     assert line.split(": ", 1)[-1].split("：", 1)[-1].startswith(rules.sentence("coin_every_position", lang)), line
     assert "ZeroDivisionError" in line, line  # the division before the branch raises at q == 0: said too
+
+
+# Each single mistake of the template, with draft_tokens[i] appended as it comes (a 0-d tensor when the draft is a
+# LongTensor): the call on a tensor has no tokens to compare, so it neither hides the mistake's model nor shows it;
+# both are named, the mistake first.
+@pytest.mark.parametrize("mistake", sorted(MISTAKES), ids=lambda m: MISTAKES[m])
+def test_a_mistake_is_named_beside_a_result_that_is_not_token_ids(mistake):
+    code = written([mistake]).replace("token_id = int(token_id)", "token_id = token_id")
+    assert code != written([mistake])
+    judge = diagnosis.judge_of(code, "02_reject_and_break", SOURCE)
+    line = diagnosis.line("02_reject_and_break", judge)
+    assert line.startswith("Diagnosis: " + sentence(MISTAKES[mistake])), line
+    if mistake[0] != "kept":  # appending the position i keeps plain ints
+        assert rules.sentence("not_token_ids") in line, line

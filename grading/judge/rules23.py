@@ -429,8 +429,12 @@ def evidence(calls, notebook):
         draws, k = _draws(args, kwargs), len(case.positions)
         right = run(case, draws, notebook)
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
-        if student[2] is None and not _did(student, right, k):
+        # a result that is not a list of ids (shown directly: PREDICATES) has no tokens to compare: not a deviation
+        # that a model of the algorithm must account for
+        if student[2] is None and student[0] is not None and not _did(student, right, k):
             deviating.add(index)
+        if student[0] is None and student[2] is None:
+            continue  # and no model's tokens can be compared with it: it neither shows nor hides one
         for modelled, names in _grouped(case, draws, notebook, run):
             matched = _did(student, modelled, k)
             if matched:
