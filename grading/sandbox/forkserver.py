@@ -226,6 +226,15 @@ def _kernel(request, status_fd):
         os._exit(code)
 
 
+def _read_to_end(fd):
+    """All that is written to the pipe ``fd`` until every writer has closed it; ``fd`` is closed then."""
+    data = b""
+    while chunk := os.read(fd, 65536):
+        data += chunk
+    os.close(fd)
+    return data
+
+
 def _waiter(request, reply_fd, lifeline=None):
     """Between the server and the kernel: takes the new namespaces, forks the kernel, reports, waits.
 
@@ -251,10 +260,7 @@ def _waiter(request, reply_fd, lifeline=None):
             os.close(reply_fd)
             _kernel(request, status_w)
         os.close(status_w)
-        status = b""
-        while chunk := os.read(status_r, 4096):
-            status += chunk
-        os.close(status_r)
+        status = _read_to_end(status_r)
         reply = {"pid": pid} if status == b"ok" else {"error": status.decode(errors="replace") or "no answer"}
         os.write(reply_fd, json.dumps(reply).encode())
         if lifeline is not None and status == b"ok":
@@ -386,10 +392,7 @@ def spawn(request):
         os.close(reply_r)
         _waiter(request, reply_w)
     os.close(reply_w)
-    data = b""
-    while chunk := os.read(reply_r, 65536):
-        data += chunk
-    os.close(reply_r)
+    data = _read_to_end(reply_r)
     try:
         return json.loads(data)
     except ValueError:
