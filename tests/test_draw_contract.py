@@ -1,11 +1,10 @@
 """The draw contract is checked first: the visible tests of Level 23 notebook 02 and both Level 24
 notebooks name a vectorised coin, a coin where p >= q and a missing num_samples before any other message."""
 
-import sys
-
 import pytest
 import torch
 
+import mutants
 from grading import ROOT
 from grading.sandbox.kernel_harness import load_private
 
@@ -106,9 +105,6 @@ DRAWING = [("level23_speculative_decoding", "02_reject_and_break"),
 
 
 def _with_draw(assignment, notebook, draw):
-    sys.path.insert(0, str(ROOT / "tests"))
-    import mutants
-
     code = mutants.reference(assignment, notebook)
     assert "torch.rand(1)" in code, f"{notebook}'s reference no longer draws torch.rand(1)"
     return mutants.grade(code.replace("torch.rand(1)", draw), assignment, notebook), mutants.diagnosis_none()

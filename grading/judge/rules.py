@@ -725,7 +725,7 @@ def _call_args(args, kwargs):
 
 def level24_evidence(calls, bonus):
     """{rule: (calls that show it, calls where it could show)} over the traced calls; plus the predicates."""
-    evidence, bonus_made = {}, set()
+    evidence, bonus_made = {}, False
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
         if helper != "run_step":
             continue
@@ -798,8 +798,7 @@ def level24_evidence(calls, bonus):
             could.add(index)
             if shown:
                 shows.add(index)
-        if bonus and all_accepted and trace["error"] is None and trace["tokens"] is not None:
-            bonus_made.add(index)
+        bonus_made = bonus_made or bonus and all_accepted and trace["error"] is None and trace["tokens"] is not None
         if trace["error"] is None and trace["tokens"] is not None and not any(
                 e[0] == "multinomial" for e in trace["events"]) and len(trace["tokens"]) > len(
                 right["tokens"]) - 1 and right["tokens"] and "m" in _order(right) and student["tokens"] != right[

@@ -429,12 +429,11 @@ def evidence(calls, notebook):
         draws, k = _draws(args, kwargs), len(case.positions)
         right = run(case, draws, notebook)
         student = (trace.get("tokens"), trace.get("calls"), trace.get("error"))
-        # a result that is not a list of ids (shown directly: PREDICATES) has no tokens to compare: not a deviation
-        # that a model of the algorithm must account for
-        if student[2] is None and student[0] is not None and not _did(student, right, k):
-            deviating.add(index)
         if student[0] is None and student[2] is None:
-            continue  # and no model's tokens can be compared with it: it neither shows nor hides one
+            continue  # not a list of ids (shown directly: PREDICATES): no tokens to compare, so it shows, hides or
+            #           asks a model to explain nothing
+        if student[2] is None and not _did(student, right, k):
+            deviating.add(index)
         for modelled, names in _grouped(case, draws, notebook, run):
             matched = _did(student, modelled, k)
             if matched:
