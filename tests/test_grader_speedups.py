@@ -12,7 +12,10 @@
   validator (grading/plugins/speedups.py _fast_ref_validate): valid and invalid nodes get what nbformat gave;
 - the kernel's logger makes no record its handler would drop (grading/sandbox/kernel_harness.py);
 - the kernel's stdout and stderr skip the IOPub thread's round trip when nothing was written, and send what was
-  written before their flush returns (grading/sandbox/kernel_harness.py _flush_when_written).
+  written before their flush returns (grading/sandbox/kernel_harness.py _flush_when_written);
+- a forked kernel's IPythonKernel lists its module files from the fork server's list, not by reading every module
+  (grading/sandbox/kernel_harness.py _ModulesListed): the same files; and a kernel starting after the prewarm
+  imports nothing.
 
 How much each saves is measured by benchmarks/grading_speed.py, not here.
 """
@@ -525,6 +528,98 @@ def test_a_graded_shell_imports_nothing_the_fork_server_could_have_imported_for_
     imported = _graded_shell_imports(prewarm=True)
     assert "spec_widgets" in imported  # the cells ran
     assert [m for m in imported if not m.startswith("spec_")] == []
+
+
+def test_a_kernel_starting_after_the_prewarm_imports_nothing():
+    """An ipykernel application made and initialised as a grading kernel is (the fork server's modules listed as
+    each forked kernel gets them) imports no module after the prewarm: every kernel imported IPython's debugger,
+    the %store extension and tornado's asyncio loop itself (6 modules) before they were in PREWARM. Its
+    IPythonKernel lists the very files it would list reading sys.modules itself."""
+    imported, listed, real = _in_a_fresh_python(
+        "import os\n"
+        "from jupyter_client.connect import write_connection_file\n"
+        "forkserver.prewarm()\n"
+        "harness = forkserver._harness()\n"
+        "harness.MODULES_LISTED = harness.list_module_files()\n"
+        "connection, _ = write_connection_file(os.path.join(sys.argv[1], 'kernel.json'))\n"
+        "from ipykernel import ipkernel\n"
+        "from ipykernel.kernelapp import IPKernelApp\n"
+        "before = set(sys.modules)\n"
+        "ipkernel.sys = harness._SysListed(harness.MODULES_LISTED)\n"
+        "app = IPKernelApp.instance()\n"
+        "app.initialize(['-f', connection])\n"
+        "ipkernel.sys = sys\n"
+        "imported = sorted(set(sys.modules) - before)\n"
+        "real = [m.__file__ for m in sys.modules.copy().values() if hasattr(m, '__file__') and m.__file__]\n"
+        "sys.__stdout__.write(json.dumps([imported, app.kernel._kernel_modules, real]) + '\\n')\n"
+        "sys.__stdout__.flush()\n"
+        "os._exit(0)\n", str(_fresh_dir()))
+    assert imported == []
+    assert len(real) > 1000 and listed == real
+
+
+def test_a_forked_kernel_lists_its_modules_from_the_fork_servers_list():
+    """In a real forked, sandboxed kernel: its IPythonKernel's list of module files came from the server's one string
+    (no string but those of the few modules added since the fork, at its end, is a module's own ``__file__``), holds
+    the same files as the kernel's sys.modules, and
+    ipykernel.ipkernel sees the real ``sys`` again once the kernel is made."""
+    check = ("import json, sys\n"
+             "from ipykernel import ipkernel\n"
+             "listed = get_ipython().kernel._kernel_modules\n"
+             "own = {id(m.__file__) for m in list(sys.modules.values()) if getattr(m, '__file__', None)}\n"
+             "real = {m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)}\n"
+             "print(json.dumps([ipkernel.sys is sys, len(listed),"
+             " [i for i, f in enumerate(listed) if id(f) in own], sorted(set(listed) - real)]))")
+    (restored, count, own, extra), _ = run_cells([check])
+    assert restored and count > 1000 and len(own) < 10 and own == list(range(count - len(own), count)) and extra == []
+
+
+def _fresh_dir():
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="kernel-imports-")
+
+
+def test_the_listed_modules_are_those_sys_modules_holds():
+    """``_ModulesListed`` answers sys.modules.copy() for IPythonKernel from the fork server's list and the modules
+    added since; where one was removed since, or the last one listed replaced, from sys.modules itself. Each way, the
+    files listed are those the real sys.modules gives."""
+    import sys
+    import types
+
+    def files(modules):
+        return [m.__file__ for m in modules.copy().values() if hasattr(m, "__file__") and m.__file__]
+
+    def module(name, file):
+        sys.modules[name] = types.ModuleType(name)
+        sys.modules[name].__file__ = file
+        return sys.modules[name]
+
+    names = [f"_listed_test_{k}" for k in range(5)]
+    try:
+        module(names[0], "/somewhere/old.py")
+        listed = kernel_harness.list_module_files()
+        stand_ins = kernel_harness._ModulesListed(listed).copy()
+        assert stand_ins.keys() != sys.modules.keys() and files(stand_ins) == files(sys.modules)
+        module(names[1], "/somewhere/one.py")  # added since: two with a file, one without
+        module(names[2], None)
+        module(names[3], "/somewhere/three.py")
+        assert files(kernel_harness._ModulesListed(listed)) == files(sys.modules)
+        assert files(kernel_harness._ModulesListed(listed))[-2:] == ["/somewhere/one.py", "/somewhere/three.py"]
+        del sys.modules[names[3]]  # an added one gone again
+        assert files(kernel_harness._ModulesListed(listed)) == files(sys.modules)
+        for change in ("replaced", "removed"):  # the last one listed, replaced in place; then gone, more added
+            if change == "replaced":
+                module(names[0], "/somewhere/new.py")
+            else:
+                del sys.modules[names[0]]
+                module(names[4], "/somewhere/four.py")
+            modules = kernel_harness._ModulesListed(listed).copy()
+            assert modules.keys() == sys.modules.keys()  # the real copy
+            assert files(kernel_harness._ModulesListed(listed)) == files(sys.modules)
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
 
 
 def test_graded_cells_never_import_matplotlib_or_ipywidgets():

@@ -414,12 +414,13 @@ def _harness():
     return module
 
 
-# What every notebook imports while it is graded, and what every kernel imports as it starts (its debugger,
-# history, numpy). Not matplotlib, pyplot or ipywidgets: while nbgrader runs a notebook its figures are skipped and
+# What every notebook imports while it is graded, and what every kernel imports as it starts (its debugger and
+# IPython's, history, the %store extension, tornado's asyncio loop, numpy). Not matplotlib, pyplot or ipywidgets: while nbgrader runs a notebook its figures are skipped and
 # its widgets are static pictures, so no graded kernel imports them (tests/test_grader_speedups.py), and importing
 # them here cost every fork server 0.8 CPU-s.
 PREWARM = ("torch", "IPython", "ipykernel.kernelapp",
            "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
+           "IPython.core.debugger", "IPython.extensions.storemagic", "tornado.platform.asyncio",
            "sqlite3", "numpy", "numpy.random", "comm", "jupyter_client.session", "psutil", "faulthandler",
            # what IPython's verbose traceback imports when a cell fails (most wrong answers' visible test does)
            "stack_data", "pygments.formatters", "pygments.lexers.python",
@@ -517,6 +518,7 @@ def serve(warm=True, listen=None):
     import inspect
 
     inspect.getmodule(prewarm.__code__, "<fork server>")  # a code object: no __module__ to short-cut it
+    HARNESS.MODULES_LISTED = HARNESS.list_module_files()  # what each kernel's IPythonKernel lists, listed once
     if threads() != 1:
         print(json.dumps({"error": f"the fork server has {threads()} threads after its imports; forking is unsafe"}),
               flush=True)
