@@ -132,6 +132,20 @@ def test_a_fork_server_that_cannot_sandbox_says_so():
     assert run([STATE])[0]["rand_is_builtin"]
 
 
+def test_a_forked_kernel_waits_for_its_own_children_as_a_new_process_would():
+    """The server's children are reaped unasked (SIGCHLD ignored); a kernel, forked straight from it, sets SIGCHLD
+    back: a student's subprocess gets its exit code."""
+    private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+    try:
+        code = ("import signal, subprocess, sys\n"
+                "print(signal.getsignal(signal.SIGCHLD) == signal.SIG_DFL,"
+                " subprocess.run([sys.executable, '-c', 'raise SystemExit(7)']).returncode)\n")
+        failed, output = sandbox.run_forked(code, private, uid)
+    finally:
+        sandbox.remove_private_dir(private)
+    assert not failed and output.split() == ["True", "7"], output
+
+
 @pytest.mark.parametrize("warm", [True, False])
 def test_a_fork_server_leaves_no_home_behind(warm):
     """The server's HOME and matplotlib's folder serve its imports (the font list), then the server removes it; the
@@ -153,7 +167,7 @@ def test_a_fork_server_leaves_no_home_behind(warm):
 
 
 def test_forked_kernels_die_with_the_grading_process(tmp_path, request):
-    """Kill the process that owns the fork server: its server, waiters and kernels are gone too."""
+    """Kill the process that owns the fork server: its server and kernels are gone too."""
     import sys
     import time
 

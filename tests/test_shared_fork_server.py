@@ -1,7 +1,7 @@
 """make grade's one fork server for all its workers (grading/sandbox/forkserver.py, serve_shared; grading/grade.py).
 
 It forks the workers as well as their kernels; a worker's kernels must die with the worker, whose
-connection each kernel's waiter watches. Real processes, real sandboxes, real Unix users.
+connection the server watches. Real processes, real sandboxes, real Unix users.
 """
 
 import json
@@ -43,7 +43,7 @@ def gone_within(uid, seconds=10):
 
 
 def test_a_workers_kernels_die_with_the_worker(shared, tmp_path, request):
-    """A worker stopped at its deadline (SIGKILL) closes its connection: the waiter kills its kernel's sandbox."""
+    """A worker stopped at its deadline (SIGKILL) closes its connection: the server kills its kernel's sandbox."""
     _, path = shared
     private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
     request.addfinalizer(lambda: sandbox.remove_private_dir(private))
@@ -75,6 +75,55 @@ def test_a_kernel_outlives_nothing_but_a_live_worker_keeps_it(shared, request):
     assert processes_of(uid)
     client.close()
     assert gone_within(uid)
+
+
+def _ns(pid, kind="pid"):
+    return os.readlink(f"/proc/{pid}/ns/{kind}")
+
+
+def test_a_kernel_is_pid_1_of_its_own_namespace_and_the_servers_next_child_is_not_in_it(shared, tmp_path, request):
+    """The server forks each kernel straight into a new PID namespace (no waiter between them) and sets its
+    children's namespace back at once: after a kernel that started, and one that could not, the server's next
+    children are in its own namespace (a worker forked then, and the next kernel, PID 1 of a namespace of its own),
+    and a kernel's children are in the kernel's."""
+    server, path = shared
+    spid = server.proc.pid
+    client = forkserver.SharedForkServer(path)
+    request.addfinalizer(client.close)
+    kernels = []
+    for bad in (False, True, False):
+        private = sandbox.make_private_dir(uid := sandbox.sandbox_uid())
+        request.addfinalizer(lambda private=private: sandbox.remove_private_dir(private))
+        job = sleeper_request(private, uid)
+        if bad:
+            job["sandbox"]["files"] = [("/nonexistent/file", "x.py")]
+        reply = client.request(job)
+        assert ("error" in reply) == bad, reply
+        assert _ns(spid, "pid_for_children") == _ns(spid)
+        if not bad:
+            kernels.append((reply["pid"], uid))
+    time.sleep(0.5)
+    namespaces = set()
+    for pid, uid in kernels:
+        status = open(f"/proc/{pid}/status").read()
+        assert status.split("NSpid:")[1].split("\n")[0].split()[-1] == "1"  # PID 1 of its namespace
+        assert _ns(pid) != _ns(spid) and _ns(pid, "pid_for_children") == _ns(pid)
+        child = [p for p in processes_of(uid) if p != pid]
+        assert child and _ns(child[0]) == _ns(pid)  # the program's own child: in the kernel's namespace
+        namespaces.add(_ns(pid))
+    assert len(namespaces) == 2
+    (tmp_path / "ns_worker.py").write_text("import os, sys\nprint(os.readlink('/proc/self/ns/pid'), flush=True)\n")
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    try:
+        reply = client.request({"worker": {"cwd": str(tmp_path), "env": {}, "module": "ns_worker", "args": []}},
+                               fds=[in_r, out_w, out_w])
+    finally:
+        for fd in (in_r, out_w):
+            os.close(fd)
+    worker = grade.ForkedWorker(reply["pid"], in_w, out_r)
+    assert worker.stdout.readline().strip() == _ns(spid)
+    worker.wait(timeout=30)
 
 
 def test_the_shared_server_forks_a_worker_as_a_new_process_would_start(shared, tmp_path):

@@ -13,8 +13,8 @@ setting its limits, entering it and removing it; where none works, ``setup()`` r
 ``SandboxCgroup`` is one sandbox's cgroup (``nbg-<grader pid>-<random>`` in each hierarchy): a memory limit
 (with swap counted: ``memory.memsw.limit_in_bytes`` or ``memory.swap.max``, where they exist; the kernel's
 OOM killer ends a process of that sandbox when it is full) and a process and thread limit. The sandbox's
-first process enters it before any student code runs (``enter_command`` for bubblewrap; the fork server's
-waiter writes itself, grading/sandbox/forkserver.py); ``remove`` kills what is left in it and removes it;
+first process enters it before any student code runs (``enter_command`` for bubblewrap; a forked kernel
+writes itself, grading/sandbox/forkserver.py); ``remove`` kills what is left in it and removes it;
 ``remove_stale`` removes those of graders that are gone.
 """
 

@@ -6,18 +6,19 @@ long-lived parent per grading process (the *fork server*, this file run as a scr
 imports all of that once. For each notebook the grader asks it for a kernel and it forks:
 
     fork server (root, imports done, one thread, no event loop, no zmq context)
-      └─ waiter: enters the sandbox's cgroup (grading/sandbox/cgroups.py: memory and processes per sandbox),
-         leaves the grader's namespaces (mount, network, PID, IPC, UTS, cgroup)
-           └─ kernel: PID 1 of its own PID namespace; builds its own root file system
-              (the same view as the bubblewrap sandbox of grading/sandbox/kernels.py), pivots into
-              it, sets the limits, drops to a fresh unprivileged uid with no capabilities
-              and no_new_privs, closes every inherited file, clears the environment,
-              reseeds the random generators, and only then becomes an ordinary IPython
-              kernel (grading/sandbox/kernel_harness.py) with its own zmq context, event loop and
-              IPC sockets in its private folder.
+      └─ kernel: PID 1 of its own PID namespace (the server forks it with its children's PID namespace set to
+         a new one, then sets it back to its own); enters the sandbox's cgroup (grading/sandbox/cgroups.py:
+         memory and processes per sandbox), leaves the grader's other namespaces (mount, network, IPC, UTS,
+         cgroup); builds its own root file system (the same view as the bubblewrap sandbox of
+         grading/sandbox/kernels.py), pivots into it, sets the limits, drops to a fresh unprivileged uid with no
+         capabilities and no_new_privs, closes every inherited file, clears the environment, reseeds the random
+         generators, and only then becomes an ordinary IPython kernel (grading/sandbox/kernel_harness.py) with
+         its own zmq context, event loop and IPC sockets in its private folder.
 
-The waiter only waits: it reports the kernel's pid to the server and exits with it. The
-grader holds a pidfd of the kernel to poll, signal and kill it (``ForkedProcess``).
+The kernel reports on a pipe that it is in its sandbox (or why it is not); the server answers the grader with its
+pid. The grader holds a pidfd of the kernel to poll, signal and kill it (``ForkedProcess``). (A waiter process
+between the server and each kernel, which took the new namespaces and waited, cost every kernel one more fork
+and exit of the server's 190 MB: issue 24.)
 
 Nothing a student's code does in one kernel reaches the next: each child starts from
 the server's state, which no student code has touched, and the server never runs any.
@@ -28,7 +29,7 @@ Requests are JSON lines on the server's stdin; each reply is one JSON line on st
 requests come as messages on a Unix socket, one connection per worker, and the server forks
 the workers themselves too, so the class pays for torch, IPython and the rest once, not once
 per worker (the server's imports cost a worker as much CPU as grading a few students). A
-worker's kernels die with its connection: each waiter watches it and kills its kernel when
+worker's kernels die with its connection: the server holds a pidfd of each and kills them when
 the worker is gone, as the per-worker server's kernels die with their server.
 """
 
@@ -190,13 +191,18 @@ def _redirect(log):
 
 
 def _kernel(request, status_fd):
-    """The kernel process (PID 1 of its namespace when sandboxed). Never returns."""
+    """The kernel process (PID 1 of its namespace when sandboxed), just forked by the server. Never returns."""
     try:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the server's children are reaped unasked; the kernel's are not
         _redirect(request["log"])
         if request.get("sandbox"):
+            for procs in request["sandbox"].get("cgroup", ()):  # the sandbox's cgroup (grading/sandbox/cgroups.py),
+                with open(procs, "w") as fh:                    # as root, before its cgroup namespace exists
+                    fh.write(str(os.getpid()))
+            _check(_libc.unshare(SANDBOX_NAMESPACES & ~CLONE_NEWPID), "unshare")  # its PID namespace: the server's fork
             enter_sandbox(request["sandbox"])
-            # A change of uid clears the parent-death signal: set it again. Had the waiter died already,
+            # A change of uid clears the parent-death signal: set it again. Had the server died already,
             # the "ok" below would find no reader and this child would stop there.
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         else:
@@ -235,63 +241,46 @@ def _read_to_end(fd):
     return data
 
 
-def _waiter(request, reply_fd, lifeline=None):
-    """Between the server and the kernel: takes the new namespaces, forks the kernel, reports, waits.
+PID_NAMESPACE = []  # the server's own PID namespace (an open /proc/self/ns/pid), to set its children's back to
 
-    ``reply_fd``: a pipe to the server, or (shared server) the worker's connection, which is then also the
-    ``lifeline``: when the worker is gone, the kernel is killed.
-    """
+
+def _fork_kernel(request, status_w, closing=()):
+    """Fork the kernel for ``request``, which reports on ``status_w`` (the server closes it after this); ``closing``:
+    descriptors of the server the child closes at once. A sandboxed kernel is forked into a new PID namespace, whose
+    PID 1 it is: the server sets the namespace of its next child, forks, and sets it back to its own at once (its
+    next child, a kernel or a worker, must not be a second process of this kernel's namespace: if that fails, the
+    server stops). The pid, as the server sees it."""
+    sandboxed = bool(request.get("sandbox"))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if sandboxed:
+        if not PID_NAMESPACE:
+            PID_NAMESPACE.append(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
+        _check(_libc.unshare(CLONE_NEWPID), "unshare")
+    pid = None
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        null = os.open("/dev/null", os.O_RDWR)
-        os.dup2(null, 0)
-        os.dup2(null, 1)
-        os.close(null)
-        if request.get("sandbox"):
-            for procs in request["sandbox"].get("cgroup", ()):  # the sandbox's cgroup (grading/sandbox/cgroups.py), as root,
-                with open(procs, "w") as fh:                    # before its cgroup namespace and its kernel exist
-                    fh.write(str(os.getpid()))
-            _check(_libc.unshare(SANDBOX_NAMESPACES), "unshare")
-        status_r, status_w = os.pipe()
         pid = os.fork()
-        if pid == 0:
-            os.close(status_r)
-            os.close(reply_fd)
-            _kernel(request, status_w)
-        os.close(status_w)
-        status = _read_to_end(status_r)
-        reply = {"pid": pid} if status == b"ok" else {"error": status.decode(errors="replace") or "no answer"}
-        os.write(reply_fd, json.dumps(reply).encode())
-        if lifeline is not None and status == b"ok":
-            _watch(pid, lifeline)
-        os.close(reply_fd)
-        _, wait_status = os.waitpid(pid, 0)
-        os._exit(min(abs(os.waitstatus_to_exitcode(wait_status)), 255))
-    except BaseException as exc:
+    finally:
+        if sandboxed and pid != 0 and _libc.setns(PID_NAMESPACE[0], CLONE_NEWPID) != 0:  # the server (or no fork)
+            err = ctypes.get_errno()
+            sys.stderr.write(f"fork server: cannot set its children's PID namespace back ({os.strerror(err)}): "
+                             "stopping\n")
+            os._exit(1)  # its kernels go with it (their parent-death signal)
+    if pid == 0:
         try:
-            os.write(reply_fd, json.dumps({"error": f"fork server: {exc}"}).encode())
+            for fd in closing:
+                os.close(fd)
+            _kernel(request, status_w)
         finally:
             os._exit(127)
+    return pid
 
 
-def _watch(pid, lifeline):
-    """Until the kernel ``pid`` exits: if the worker at the other end of ``lifeline`` goes first, kill the kernel.
-
-    Nothing is read from the connection (it is the worker's, for its replies): a closed peer shows as POLLHUP.
-    """
-    pidfd = os.pidfd_open(pid)
-    poller = select.poll()
-    poller.register(pidfd, select.POLLIN)
-    poller.register(lifeline, select.POLLRDHUP)
-    while True:
-        events = dict(poller.poll())
-        if pidfd in events:
-            break
-        if events.get(lifeline, 0) & (select.POLLHUP | select.POLLRDHUP | select.POLLERR | select.POLLNVAL):
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # PID 1 of its namespace: every process in it goes too
-            break
-    os.close(pidfd)
+def _status_reply(pid, status):
+    """The server's answer for a kernel that reported ``status`` on its pipe (b"ok", or why it could not start)."""
+    if status == b"ok":
+        return {"pid": pid}
+    return {"error": status.decode(errors="replace") or "the forked kernel stopped before it started"}
 
 
 # --- the course's helper modules, compiled once per run -----------------------------------------------
@@ -384,19 +373,12 @@ def _use_compiled():
 def spawn(request):
     """Fork one kernel for ``request``; its pid, or the reason it could not start."""
     precompile(request)
-    reply_r, reply_w = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        os.close(reply_r)
-        _waiter(request, reply_w)
-    os.close(reply_w)
-    data = _read_to_end(reply_r)
+    status_r, status_w = os.pipe()
     try:
-        return json.loads(data)
-    except ValueError:
-        return {"error": "the forked kernel stopped before it started"}
+        pid = _fork_kernel(request, status_w, [status_r])
+    finally:
+        os.close(status_w)
+    return _status_reply(pid, _read_to_end(status_r))
 
 
 # --- the server ---------------------------------------------------------------------------------------
@@ -523,7 +505,7 @@ def serve(warm=True, listen=None):
         print(json.dumps({"error": f"the fork server has {threads()} threads after its imports; forking is unsafe"}),
               flush=True)
         return 1
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # waiters are reaped by the kernel, never zombies
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels (and workers) are reaped by Linux, never zombies
     if listen:
         return serve_shared(listen)
     out = sys.stdout
@@ -545,14 +527,80 @@ def serve(warm=True, listen=None):
 MAX_MESSAGE = 1 << 17  # bytes of one request (a sandbox spec and an environment: a few KB; the socket takes ~200 KB)
 
 
-def _spawn_for(request, conn):
-    """Fork the waiter of one kernel for a worker's request; the waiter replies on the worker's connection
-    itself and kills the kernel if the connection closes first, so the server never waits on a kernel."""
-    precompile(request)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if os.fork() == 0:
-        _waiter(request, conn.fileno(), lifeline=conn.fileno())
+class _Kernels:
+    """The shared server's kernels, by worker connection: those that have not reported yet (their status pipes, read
+    as they come: the server never waits on a kernel) and those running (a pidfd each, closed when the kernel
+    exits). When a worker's connection closes, its kernels are killed."""
+
+    def __init__(self):
+        self.starting = {}  # status pipe's read end: [connection, pid, pidfd, bytes read]
+        self.running = {}   # pidfd: connection
+
+    def spawn(self, request, conn):
+        precompile(request)
+        status_r, status_w = os.pipe()
+        try:
+            pid = _fork_kernel(request, status_w, [status_r])
+        finally:
+            os.close(status_w)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:  # gone already: its pipe says why
+            pidfd = None
+        self.starting[status_r] = [conn, pid, pidfd, b""]
+
+    def fds(self):
+        return [*self.starting, *self.running]
+
+    def ready(self, fd):
+        """``fd`` (a status pipe or a pidfd) is readable: a kernel reported (answer its worker) or exited."""
+        if fd in self.running:
+            self.running.pop(fd)
+            os.close(fd)
+            return
+        entry = self.starting[fd]
+        chunk = os.read(fd, 65536)
+        entry[3] += chunk
+        if chunk and len(entry[3]) <= 4096:
+            return  # more to come, or the end of the pipe
+        del self.starting[fd]
+        os.close(fd)
+        conn, pid, pidfd, status = entry
+        reply = _status_reply(pid, status[:4096])
+        try:
+            conn.send(json.dumps(reply).encode())
+        except OSError:
+            reply = {}  # the worker is gone
+        if "pid" in reply and pidfd is not None:
+            self.running[pidfd] = conn
+        elif pidfd is not None:
+            self._kill(pidfd)
+
+    def worker_gone(self, conn):
+        for fd, entry in list(self.starting.items()):
+            if entry[0] is conn:
+                del self.starting[fd]
+                os.close(fd)
+                if entry[2] is not None:
+                    self._kill(entry[2])
+        for pidfd, owner in list(self.running.items()):
+            if owner is conn:
+                del self.running[pidfd]
+                self._kill(pidfd)
+
+    @staticmethod
+    def _kill(pidfd):
+        try:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # PID 1 of its namespace: every process in it goes too
+        except ProcessLookupError:
+            pass
+        os.close(pidfd)
+
+
+def _close_all(closing):
+    """Close each of ``closing``: sockets, and descriptors (the server's kernels' pipes and pidfds)."""
+    for item in closing:
+        item.close() if hasattr(item, "close") else os.close(item)
 
 
 def _run_worker(request, fds, closing):
@@ -564,8 +612,7 @@ def _run_worker(request, fds, closing):
 
     code = 1
     try:
-        for sock in closing:  # the server's listener and connections are not the worker's
-            sock.close()
+        _close_all(closing)  # the server's listener, connections and kernels are not the worker's
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()  # its own process group: the coordinator stops it and whatever it starts, as a Popen's
         for target, fd in enumerate(fds):
@@ -613,8 +660,7 @@ def _zygote(worker, sock, closing):
     import traceback
 
     try:
-        for other in closing:
-            other.close()
+        _close_all(closing)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # gone with the server
         null = os.open("/dev/null", os.O_RDWR)
         os.dup2(null, 0)
@@ -727,22 +773,27 @@ def serve_shared(path):
     listener.listen(64)
     conns = []
     templates = {}  # a worker template per kind of worker request (_template_for)
+    kernels = _Kernels()
     out = sys.stdout
     out.write(json.dumps({"ready": os.getpid()}) + "\n")
     out.flush()
     while True:
-        readable = select.select([sys.stdin.fileno(), listener, *conns], [], [])[0]
+        readable = select.select([sys.stdin.fileno(), listener, *conns, *kernels.fds()], [], [])[0]
         if sys.stdin.fileno() in readable and not os.read(sys.stdin.fileno(), 4096):
             return 0
         if listener in readable:
             conns.append(listener.accept()[0])
+        for fd in readable:
+            if type(fd) is int and fd in kernels.fds():
+                kernels.ready(fd)
         for conn in [c for c in conns if c in readable]:
             fds = []
             try:
                 message, fds, flags, _ = socket.recv_fds(conn, MAX_MESSAGE, 3)
             except OSError:
                 message, flags = b"", 0
-            if not message:  # the worker is gone: its waiters see the same and kill its kernels
+            if not message:  # the worker is gone, and so are its kernels
+                kernels.worker_gone(conn)
                 conns.remove(conn)
                 conn.close()
                 continue
@@ -755,10 +806,11 @@ def serve_shared(path):
                 elif "worker" in request:
                     if len(fds) != 3:
                         raise ValueError("a worker needs its stdin, stdout and stderr")
-                    reply = {"pid": _fork_worker(request["worker"], fds, templates, [listener, *conns])}
+                    reply = {"pid": _fork_worker(request["worker"], fds, templates,
+                                                 [listener, *conns, *kernels.fds()])}
                 else:
-                    _spawn_for(request, conn)
-                    reply = None  # the waiter answers
+                    kernels.spawn(request, conn)
+                    reply = None  # answered when the kernel reports (_Kernels.ready)
             except Exception as exc:  # a bad request gets an answer, and the server stays up
                 reply = {"error": f"fork server: {exc}"}
             finally:
@@ -864,7 +916,7 @@ HOME_ENV = "GRADER_FORK_SERVER_HOME"  # the folder a ForkServer made for its ser
 class SharedForkServer:
     """A worker's connection to the fork server all of make grade's workers share (``serve_shared``).
 
-    The connection stays open for the worker's life: the server's waiters watch it, and a worker that dies
+    The connection stays open for the worker's life: the server watches it, and a worker that dies
     (stopped at its deadline, say) takes its kernels with it.
     """
 
