@@ -796,3 +796,14 @@ def test_grading_processes_and_kernels_start_from_a_frozen_heap():
         assert _in_a_fresh_python(code) == [0, True]
     finally:
         del os.environ[speedups.OFF_ENV]
+
+
+def test_a_graded_kernel_is_stopped_not_asked_to_shut_down(monkeypatch):
+    """Every output and verdict is in when nbclient stops a graded kernel: it is killed (its sandbox with it), not
+    sent a shutdown request it would answer and act on; the old path (speed-ups off) still asks. That nothing of it
+    shows on a page: test_forked_kernels.py's byte-for-byte comparison of the feedback pages of both paths."""
+    from grading.plugins.preprocessors import SandboxedExecute
+
+    assert SandboxedExecute().shutdown_kernel == "immediate"
+    monkeypatch.setenv(speedups.OFF_ENV, "1")
+    assert SandboxedExecute().shutdown_kernel == "graceful"

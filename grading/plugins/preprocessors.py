@@ -30,7 +30,7 @@ from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, Execute, NbGraderPreprocessor
-from traitlets import Any, Bool, Float, Integer, List, Set, Unicode
+from traitlets import Any, Bool, Float, Integer, List, Set, Unicode, default
 
 from grading.sandbox import budgets
 from grading.judge import grader_text
@@ -651,6 +651,17 @@ class SandboxedExecute(ResilientExecute):
     helpers_file = Unicode("spec_checks.py", help="The course's helper module in the source folder").tag(config=True)
     max_message_bytes = Integer(2 * 2**20, help="Largest message part read from the kernel (zmq MAXMSGSIZE): a "
                                 "larger one is dropped before it is parsed, and the connection reset").tag(config=True)
+
+    @default("shutdown_kernel")
+    def _stop_at_once(self):
+        """A graded kernel is stopped, not asked to shut down: every output and verdict is in by then, and nothing
+        it would still do (a student's atexit hooks, ipykernel's search for child processes to end) reaches the
+        notebook. Its sandbox goes with it (PID 1 of its namespace). The shutdown request and its replies, and the
+        kernel's own shutdown, were some milliseconds of CPU a notebook (issue 24). With the speed-ups off
+        (grading/plugins/speedups.py), the old path: asked to shut down."""
+        from grading.plugins import speedups
+
+        return "immediate" if speedups.enabled() else "graceful"
 
     def preprocess(self, nb, resources=None, km=None):
         from nbclient import NotebookClient

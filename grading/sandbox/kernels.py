@@ -444,11 +444,12 @@ class HarnessKernelManager(AsyncKernelManager):
         kw["env"] = {**(kw.get("env") or os.environ), **KERNEL_ENV}
         await super()._async_launch_kernel(kernel_cmd, **kw)
 
-    async def _async_finish_shutdown(self, waittime=None, pollinterval=0.1, restart=False):
-        """jupyter_client's, looking every 10 ms (not every 100 ms) whether the kernel has exited: a kernel leaves
-        within milliseconds of its shutdown request, and the grader sat idle for the rest of each 100 ms, at every
-        notebook (issue 24). The same deadlines: waittime/2 for the exit, then SIGTERM, then SIGKILL."""
-        await super()._async_finish_shutdown(waittime=waittime, pollinterval=min(pollinterval, 0.01), restart=restart)
+    async def _async_wait(self, pollinterval=0.1):
+        """jupyter_client's, looking every 10 ms (not every 100 ms) whether the kernel has exited, after a shutdown
+        request as after a kill (a graded kernel is killed: SandboxedExecute): a kernel is gone within
+        milliseconds, and the grader sat idle for the rest of each 100 ms, at every notebook (issue 24). The callers'
+        deadlines are theirs."""
+        await super()._async_wait(pollinterval=min(pollinterval, 0.01))
 
 
 class SandboxedKernelManager(HarnessKernelManager):
