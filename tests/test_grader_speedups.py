@@ -748,7 +748,8 @@ def test_a_warmed_helper_source_changes_no_traceback_and_an_edited_copy_gets_its
 
 def test_a_forked_kernel_starts_with_its_helpers_sources_built():
     """The real path: a forked, sandboxed kernel finds the Sources of its folder's helper modules already built,
-    and the one for spec_checks.py is what its own file reads as."""
+    and the one for spec_checks.py is what its own file reads as; none for the trusted copy (/grader/helpers.py),
+    whose errors reach the grader as data, never as a traceback."""
     [(names, used)] = run_cells([
         "import json, stack_data, spec_checks\n"
         "built = stack_data.Source._class_local('__source_cache_with_lines', {})\n"
@@ -756,6 +757,7 @@ def test_a_forked_kernel_starts_with_its_helpers_sources_built():
         "print(json.dumps([names, any(s is stack_data.Source.for_filename(spec_checks.__file__) for s in built.values())]))"
     ])[:1]
     assert {"spec_checks.py", "spec_widgets.py", "spec_quiz.py"} <= set(names) and used
+    assert "helpers.py" not in names
 
 
 def test_imports_run_with_the_collector_paused_and_are_then_frozen():
