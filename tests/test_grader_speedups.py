@@ -802,10 +802,43 @@ def test_grading_processes_and_kernels_start_from_a_frozen_heap():
 
 def test_a_graded_kernel_is_stopped_not_asked_to_shut_down(monkeypatch):
     """Every output and verdict is in when nbclient stops a graded kernel: it is killed (its sandbox with it), not
-    sent a shutdown request it would answer and act on; the old path (speed-ups off) still asks. That nothing of it
+    sent a shutdown request it would answer and act on; the old path (speed-ups off), and a kernel without a sandbox
+    (whose processes are not in a namespace that dies with it), still asks. That nothing of it
     shows on a page: test_forked_kernels.py's byte-for-byte comparison of the feedback pages of both paths."""
     from grading.plugins.preprocessors import SandboxedExecute
 
+    from grading.sandbox import kernels as sandbox
+
     assert SandboxedExecute().shutdown_kernel == "immediate"
+    monkeypatch.setenv(sandbox.UNSAFE_ENV, "1")  # unconfined, a kernel ends its own processes only when asked
+    assert SandboxedExecute().shutdown_kernel == "graceful"
+    monkeypatch.delenv(sandbox.UNSAFE_ENV)
     monkeypatch.setenv(speedups.OFF_ENV, "1")
     assert SandboxedExecute().shutdown_kernel == "graceful"
+
+
+@pytest.mark.parametrize("argv", [["-f", "/tmp/sandbox-x/kernel-1.json"], ["-f", "kernel.json"],
+                                  ["-f", "/a path/with spaces/k.json"], ["-f", "/tmp/a=b.json"], ["--f", "/k.json"],
+                                  ["-f", "/k.json", "--debug"], ["-f"], [], ["-f", "--debug"]])
+def test_a_kernels_command_line_of_only_its_connection_file_is_read_as_traitlets_reads_it(argv):
+    """``-f <file>`` alone (what a forked kernel is given) is read without traitlets' argparse parser, into the same
+    cli_config, argv and extra_args; anything else is left to traitlets (the shortcut declines it)."""
+    from ipykernel.kernelapp import IPKernelApp
+
+    def parsed(shortcut):
+        app = IPKernelApp()
+        if shortcut:
+            if not kernel_harness.parsed_connection_file(app, list(argv)):
+                return None
+        else:
+            try:
+                app.parse_command_line(list(argv))
+            except SystemExit:
+                return "exit"
+        return app.cli_config, app.argv, app.extra_args, app.connection_file
+
+    fast = parsed(True)
+    if argv[:1] == ["-f"] and len(argv) == 2 and not argv[1].startswith("-") and "=" not in argv[1]:
+        assert fast is not None and fast == parsed(False)
+    else:
+        assert fast is None

@@ -656,12 +656,14 @@ class SandboxedExecute(ResilientExecute):
     def _stop_at_once(self):
         """A graded kernel is stopped, not asked to shut down: every output and verdict is in by then, and nothing
         it would still do (a student's atexit hooks, ipykernel's search for child processes to end) reaches the
-        notebook. Its sandbox goes with it (PID 1 of its namespace). The shutdown request and its replies, and the
-        kernel's own shutdown, were some milliseconds of CPU a notebook (issue 24). With the speed-ups off
-        (grading/plugins/speedups.py), the old path: asked to shut down."""
+        notebook. Its sandbox goes with it (PID 1 of its namespace; a cold kernel's process group). The shutdown
+        request and its replies, and the kernel's own shutdown, were some milliseconds of CPU a notebook (issue 24).
+        With the speed-ups off (grading/plugins/speedups.py), the old path: asked to shut down; and without a
+        sandbox too (GRADER_UNSAFE_NO_SANDBOX), whose kernel ends the processes it started only when asked."""
         from grading.plugins import speedups
+        from grading.sandbox import kernels as sandbox
 
-        return "immediate" if speedups.enabled() else "graceful"
+        return "immediate" if speedups.enabled() and not sandbox.unsafe() else "graceful"
 
     def preprocess(self, nb, resources=None, km=None):
         from nbclient import NotebookClient

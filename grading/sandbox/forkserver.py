@@ -262,10 +262,11 @@ def _fork_kernel(request, status_w, closing=()):
         pid = os.fork()
     finally:
         if sandboxed and pid != 0 and _libc.setns(PID_NAMESPACE[0], CLONE_NEWPID) != 0:  # the server (or no fork)
-            err = ctypes.get_errno()
-            sys.stderr.write(f"fork server: cannot set its children's PID namespace back ({os.strerror(err)}): "
-                             "stopping\n")
-            os._exit(1)  # its kernels go with it (their parent-death signal)
+            try:
+                sys.stderr.write(f"fork server: cannot set its children's PID namespace back "
+                                 f"({os.strerror(ctypes.get_errno())}): stopping\n")
+            finally:
+                os._exit(1)  # whatever the write does; its kernels go with it (their parent-death signal)
     if pid == 0:
         try:
             for fd in closing:
@@ -371,14 +372,23 @@ def _use_compiled():
         loader.source_to_code = compiled_source_to_code(loader.source_to_code, COMPILED)
 
 
-def spawn(request):
-    """Fork one kernel for ``request``; its pid, or the reason it could not start."""
+def _start_kernel(request):
+    """(pid, the read end of the pipe it reports on) of a kernel forked for ``request``."""
     precompile(request)
     status_r, status_w = os.pipe()
     try:
         pid = _fork_kernel(request, status_w, [status_r])
+    except BaseException:
+        os.close(status_r)
+        raise
     finally:
         os.close(status_w)
+    return pid, status_r
+
+
+def spawn(request):
+    """Fork one kernel for ``request``; its pid, or the reason it could not start."""
+    pid, status_r = _start_kernel(request)
     return _status_reply(pid, _read_to_end(status_r))
 
 
@@ -538,20 +548,23 @@ class _Kernels:
         self.running = {}   # pidfd: connection
 
     def spawn(self, request, conn):
-        precompile(request)
-        status_r, status_w = os.pipe()
+        pid, status_r = _start_kernel(request)
         try:
-            pid = _fork_kernel(request, status_w, [status_r])
-        finally:
-            os.close(status_w)
-        try:
-            pidfd = os.pidfd_open(pid)
-        except ProcessLookupError:  # gone already: its pipe says why
-            pidfd = None
+            pidfd = _child_pidfd(pid)
+        except OSError:  # no descriptor for it (too many open): it cannot be watched, so it does not run
+            os.kill(pid, signal.SIGKILL)
+            os.close(status_r)
+            raise
         self.starting[status_r] = [conn, pid, pidfd, b""]
 
     def fds(self):
+        """What the server waits on: the starting kernels' status pipes, the running kernels' pidfds."""
         return [*self.starting, *self.running]
+
+    def held(self):
+        """Every descriptor of the kernels (a forked worker closes them): those of ``fds`` and the starting kernels'
+        pidfds."""
+        return [*self.fds(), *(entry[2] for entry in self.starting.values() if entry[2] is not None)]
 
     def ready(self, fd):
         """``fd`` (a status pipe or a pidfd) is readable: a kernel reported (answer its worker) or exited."""
@@ -596,6 +609,26 @@ class _Kernels:
         except ProcessLookupError:
             pass
         os.close(pidfd)
+
+
+def _child_pidfd(pid):
+    """A pidfd of the server's child ``pid``, just forked; None when it is gone already. The server's children are
+    reaped as they exit (SIGCHLD ignored): a kernel that failed at once may be gone and its pid taken by another
+    process before the pidfd is opened, so the pidfd's process must still be the server's child (no other child can
+    have been forked since), or it is not this kernel's."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            parent = int(fh.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        parent = None
+    if parent != os.getpid():
+        os.close(pidfd)
+        return None
+    return pidfd
 
 
 def _close_all(closing):
@@ -808,7 +841,7 @@ def serve_shared(path):
                     if len(fds) != 3:
                         raise ValueError("a worker needs its stdin, stdout and stderr")
                     reply = {"pid": _fork_worker(request["worker"], fds, templates,
-                                                 [listener, *conns, *kernels.fds()])}
+                                                 [listener, *conns, *kernels.held(), *PID_NAMESPACE])}
                 else:
                     kernels.spawn(request, conn)
                     reply = None  # answered when the kernel reports (_Kernels.ready)
