@@ -758,10 +758,13 @@ def _template_for(worker, templates, closing, in_hand=()):
         sys.stdout.flush()
         sys.stderr.flush()
         if os.fork() == 0:
-            ours.close()
-            for fd in in_hand:
-                os.close(fd)
-            _zygote(worker, theirs, [*closing, *(t for t in templates.values() if t)])
+            try:
+                ours.close()
+                for fd in in_hand:
+                    os.close(fd)
+                _zygote(worker, theirs, [*closing, *(t for t in templates.values() if t)])
+            finally:  # a template whose server is gone (its last answer cannot be sent) never returns into the server
+                os._exit(1)
         theirs.close()
         ours.settimeout(ZYGOTE_TIMEOUT)
         try:
