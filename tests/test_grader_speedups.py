@@ -530,7 +530,7 @@ def test_a_graded_shell_imports_nothing_the_fork_server_could_have_imported_for_
     assert [m for m in imported if not m.startswith("spec_")] == []
 
 
-def test_a_kernel_starting_after_the_prewarm_imports_nothing():
+def test_a_kernel_starting_after_the_prewarm_imports_nothing(tmp_path):
     """An ipykernel application made and initialised as a grading kernel is (the fork server's modules listed as
     each forked kernel gets them) imports no module after the prewarm: every kernel imported IPython's debugger,
     the %store extension and tornado's asyncio loop itself (6 modules) before they were in PREWARM. Its
@@ -545,15 +545,15 @@ def test_a_kernel_starting_after_the_prewarm_imports_nothing():
         "from ipykernel import ipkernel\n"
         "from ipykernel.kernelapp import IPKernelApp\n"
         "before = set(sys.modules)\n"
-        "ipkernel.sys = harness._SysListed(harness.MODULES_LISTED)\n"
         "app = IPKernelApp.instance()\n"
-        "app.initialize(['-f', connection])\n"
-        "ipkernel.sys = sys\n"
+        "with harness.modules_listed():\n"
+        "    app.initialize(['-f', connection])\n"
+        "assert ipkernel.sys is sys\n"
         "imported = sorted(set(sys.modules) - before)\n"
         "real = [m.__file__ for m in sys.modules.copy().values() if hasattr(m, '__file__') and m.__file__]\n"
         "sys.__stdout__.write(json.dumps([imported, app.kernel._kernel_modules, real]) + '\\n')\n"
         "sys.__stdout__.flush()\n"
-        "os._exit(0)\n", str(_fresh_dir()))
+        "os._exit(0)\n", str(tmp_path))
     assert imported == []
     assert len(real) > 1000 and listed == real
 
@@ -572,12 +572,6 @@ def test_a_forked_kernel_lists_its_modules_from_the_fork_servers_list():
              " [i for i, f in enumerate(listed) if id(f) in own], sorted(set(listed) - real)]))")
     (restored, count, own, extra), _ = run_cells([check])
     assert restored and count > 1000 and len(own) < 10 and own == list(range(count - len(own), count)) and extra == []
-
-
-def _fresh_dir():
-    import tempfile
-
-    return tempfile.mkdtemp(prefix="kernel-imports-")
 
 
 def test_the_listed_modules_are_those_sys_modules_holds():

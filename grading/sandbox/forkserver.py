@@ -408,9 +408,9 @@ def _harness():
 
 
 # What every notebook imports while it is graded, and what every kernel imports as it starts (its debugger and
-# IPython's, history, the %store extension, tornado's asyncio loop, numpy). Not matplotlib, pyplot or ipywidgets: while nbgrader runs a notebook its figures are skipped and
-# its widgets are static pictures, so no graded kernel imports them (tests/test_grader_speedups.py), and importing
-# them here cost every fork server 0.8 CPU-s.
+# IPython's, history, the %store extension, tornado's asyncio loop, numpy). Not matplotlib, pyplot or ipywidgets:
+# while nbgrader runs a notebook its figures are skipped and its widgets are static pictures, so no graded kernel
+# imports them (tests/test_grader_speedups.py), and importing them here cost every fork server 0.8 CPU-s.
 PREWARM = ("torch", "IPython", "ipykernel.kernelapp",
            "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger", "IPython.core.history", "pdb",
            "IPython.core.debugger", "IPython.extensions.storemagic", "tornado.platform.asyncio",

@@ -17,6 +17,7 @@ plain JSON data. The expected answers and the checks never enter this process:
 the grader compares the reply itself (grading/judge/verdicts.py).
 """
 
+import contextlib
 import importlib.util
 import math
 import os
@@ -202,8 +203,8 @@ def read_dates_sooner():
 
 def list_module_files():
     """What ipykernel's IPythonKernel lists when it is made, from this process's modules: its debugger's
-    "just my code" files (the file of every module that has one), as (how many modules, the last one's name, the
-    files joined by NUL). The fork server takes it once, after its imports."""
+    "just my code" files (the file of every module that has one), as (how many modules, the last module, the files
+    joined by NUL). The fork server takes it once, after its imports."""
     modules = sys.modules.copy()
     files = [m.__file__ for m in modules.values() if hasattr(m, "__file__") and m.__file__]
     return len(modules), next(reversed(modules.values()), None), "\0".join(files)
@@ -273,6 +274,20 @@ def parsed_connection_file(app, argv):
 MODULES_LISTED = None  # set by the fork server (list_module_files): each forked kernel lists its modules from it
 
 
+@contextlib.contextmanager
+def modules_listed():
+    """While ipykernel's kernel is made: ``ipykernel.ipkernel`` sees ``_SysListed`` (the fork server's list) for
+    ``sys``, where the server left one; the real ``sys`` after, whatever happens."""
+    from ipykernel import ipkernel
+
+    if MODULES_LISTED is not None and ipkernel.sys is sys:
+        ipkernel.sys = _SysListed(MODULES_LISTED)
+    try:
+        yield
+    finally:
+        ipkernel.sys = sys
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
@@ -299,14 +314,8 @@ def launch(helpers):
             self.log.setLevel(max(self.log.getEffectiveLevel(), min(h.level for h in self.log.handlers or [self.log])))
 
         def init_kernel(self):
-            from ipykernel import ipkernel
-
-            if MODULES_LISTED is not None and ipkernel.sys is sys:
-                ipkernel.sys = _SysListed(MODULES_LISTED)
-            try:
+            with modules_listed():
                 super().init_kernel()
-            finally:
-                ipkernel.sys = sys
             self.kernel.shell_handlers["grader_call_request"] = _handler(self.kernel, helpers)
             self.kernel._publish_status = _quiet_for_grader_calls(self.kernel._publish_status, self.kernel)
             for stream in (sys.stdout, sys.stderr):
