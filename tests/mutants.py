@@ -123,8 +123,10 @@ def grade(code, assignment, notebook):
     """(the Judge after every check, the diagnosis line) for the answer ``code``."""
     from grading.judge import diagnosis
 
-    judge = diagnosis.judge_of(code, notebook, ROOT / "source" / assignment)
-    return judge, diagnosis.line(notebook, judge, assignment=assignment)
+    made = {}
+    judge = diagnosis.judge_of(code, notebook, ROOT / "source" / assignment, made)
+    judge.outputs_by_check = {check: outputs for check, (_, outputs) in made.items()}
+    return judge, diagnosis.line(notebook, judge, assignment=assignment, outputs=judge.outputs_by_check)
 
 
 def classify(judge, line, baseline_trace):

@@ -124,8 +124,8 @@ def test_a_hidden_check_shows_no_value_the_students_code_made_from_the_case():
     said = [error_of(judge.outputs(source)) or "" for grade_id, source in graded_cells("02_reject_and_break")
             if grade_id.startswith("hidden")]
     assert all("987654" not in s and "NotRun" not in s for s in said), said
-    got = [s for s in said if "(got " in s]
-    assert got and all(f"(got {NOT_SHOWN}" in s for s in got), got
+    got = [s for s in said if " returned " in s]
+    assert got and all(f"returned {NOT_SHOWN}" in s for s in got), got
     assert f"shapes {NOT_SHOWN}" in "".join(said)
 
 

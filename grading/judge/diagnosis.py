@@ -59,13 +59,26 @@ def level(assignment=ASSIGNMENT):
     return 24 if template(assignment).startswith("level24") else 23
 
 
-def line(notebook, judge, table=None, assignment=ASSIGNMENT):
+def line(notebook, judge, table=None, assignment=ASSIGNMENT, outputs=None):
     """The diagnosis of the run ``judge`` just made, as one line starting with 'Diagnosis:' (in the
     edition's language). "none" only when every check passed; when no rule fits, the line says so and
     names the failed checks. Both levels' diagnoses are made of rules: Level 24's in grading/judge/rules.py,
     Level 23's models of its mistakes and what a run shows directly in grading/judge/rules23.py, whose sentences
     are the catalogued answers' own (read from ``table``, the built grading/judge/diagnoses.json, or the edition's
-    DIAGNOSES) and grading/judge/rules.py's."""
+    DIAGNOSES) and grading/judge/rules.py's.
+
+    ``outputs`` ({grade_id: a test cell's outputs}): each failed check whose failure the named mistake, replayed
+    on its case, gives is told so there (grading/judge/causes.py)."""
+    from grading.judge import causes
+
+    judge.diagnosed = None
+    text = _line(notebook, judge, table, assignment)
+    if outputs is not None:
+        causes.annotate(judge, outputs, notebook, level(assignment), "en" if language(assignment) == "en" else "zh")
+    return text
+
+
+def _line(notebook, judge, table, assignment):
     from grading.judge import rules, rules23
 
     lang = "en" if language(assignment) == "en" else "zh"

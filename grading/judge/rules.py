@@ -33,12 +33,14 @@ FRAME = {
                       "failed: {checks} (each says below what it saw).",
            "not_made": "not made: {why}.",
            "also": " (also: {others})",
+           "follows": " This follows from the mistake named in the diagnosis above.",
            "sep": "; "},
     "zh": {"prefix": "诊断：",
            "none": "无：你的函数在每项检查中的行为都和正确答案一样。",
            "unknown": "你的函数的行为不像我们认识的任何一种错误，所以这里不点名；未通过的检查是：{checks}（下面每项都说明了它看到了什么）。",
            "not_made": "无法诊断：{why}。",
            "also": "（另外：{others}）",
+           "follows": "这一项未通过，正是上面诊断指出的那个错误造成的。",
            "sep": "；"},
 }
 
@@ -951,6 +953,7 @@ def line(judge, level, lang="en"):
         if error is not None:
             return words["prefix"] + error
         return words["prefix"] + words["unknown"].format(checks=", ".join(dict.fromkeys(failed)))
+    judge.diagnosed = {"explained": set().union(*(set(explained) for _, explained in rules))}
     text = sentence(rules[0][0], lang)
     if len(rules) > 1:
         text += words["also"].format(others=words["sep"].join(sentence(r, lang) for r, _ in rules[1:]))

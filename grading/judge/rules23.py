@@ -506,9 +506,19 @@ def _sample(case, trials, seed, notebook, mistakes):
         if error is not None or n >= budget:
             return None
         used += n
+        tokens = _read(tokens, positions)
         first += 1 if tokens[:1] == [positions[0][0]] else 0
         total += len(tokens)
     return first / trials, total / trials
+
+
+def _read(tokens, positions):
+    """``tokens`` as sample_runs reads a result (spec_checks.read_prefix): drafted ids as they are; as many other
+    values as the draft has positions, as that many drafted ids; anything longer as it is."""
+    ids = [p[0] for p in positions]
+    if all(t in ids for t in tokens) or len(tokens) > len(ids):
+        return tokens
+    return ids[:len(tokens)]
 
 
 def _runs(samples):
@@ -667,6 +677,8 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         names = chosen[0][0].split("+")
         if all(n in words for n in names):
             parts = [words[n] for n in names]
+            rules_of = _rules(notebook)
+            judge.diagnosed = {"mistakes": frozenset().union(*(rules_of[n] for n in names))}
     try:
         unscripted = not parts and coin_unscripted(judge.calls, judge.samples, notebook)
     except Exception:  # as above: a model that cannot follow the run tells nothing
@@ -677,7 +689,10 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         parts = [rules.sentence("coin_every_position", lang)]
         error = rules.raised(judge.calls, lang)  # and a second problem, when a call raised (a division at q == 0)
         parts += [error] if error is not None else []
-    parts += [rules.sentence(name, lang) for name in shown(judge.calls)]
+    predicates = shown(judge.calls)
+    parts += [rules.sentence(name, lang) for name in predicates]
+    if parts:
+        judge.diagnosed = dict(judge.diagnosed or {}, shown=predicates)
     if not parts:  # no model: an error the function raised is what the run shows
         error = rules.raised(judge.calls, lang)
         parts = [error] if error is not None else []

@@ -213,6 +213,8 @@ class Judge:
         self.calls = []        # [(check, helper, case, args, kwargs, trace)] of each traced call (grading/judge/rules.py)
         self.samples = []      # [(check, helper, case, args, kwargs, result)] of every other call (sample_runs, ...)
         self.failed = []       # the checks (grade ids) that failed, in order
+        self.kinds = {}        # failed check: what its failure compared (spec_checks' Failed.kind), or None
+        self.diagnosed = None  # what the diagnosis named, for the checks' causes (grading/judge/causes.py)
         self.checks = []       # every check run, in order
         self.check = None      # the check now running
         self.kernel_gone = None
@@ -290,6 +292,9 @@ class Judge:
         except KernelGone as exc:
             self.kernel_gone = str(exc)
             error = ("NotRun", self.words["not_checked"].format(why=exc))
+        except AssertionError as exc:  # a check's failure (spec_checks' Failed among them): its sentence
+            error = ("AssertionError", str(exc))
+            self.kinds[check] = getattr(exc, "kind", None)
         except Exception as exc:
             error = (type(exc).__name__, str(exc))
         finally:

@@ -709,7 +709,8 @@ class SandboxedExecute(ResilientExecute):
                     from grading.judge import diagnosis
 
                     notebook = (resources or {}).get("nbgrader", {}).get("notebook", "")
-                    text = diagnosis.line(notebook, self._judge, assignment=assignment) + "\n"
+                    outputs = {cell.metadata.get("nbgrader", {}).get("grade_id"): cell.outputs for cell in tests}
+                    text = diagnosis.line(notebook, self._judge, assignment=assignment, outputs=outputs) + "\n"
                     diagnosis_cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         finally:
             self._charge_student()

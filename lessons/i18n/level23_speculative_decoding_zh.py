@@ -316,34 +316,44 @@ COMMENTS = {
     "When your notebook is graded, the grader writes here, in one line, which known mistake your":
         "批改你的 notebook 时，批改程序会在这里用一行写出：你的 verify_draft",
     'verify_draft behaves like (or "none").': "的行为像哪一种已知错误（或“无”）。",
-    "Hidden check: p == q is accepted, with no draw.": "隐藏检查：p == q 时接受，不抽随机数。",
+    "Hidden check: p == q is accepted, and p just below q (0.4995 against 0.5) is not.":
+        "隐藏检查：p == q 时接受；p 略小于 q（0.4995 对 0.5）时不接受。",
     "Hidden check: every position has p >= q, so every token comes back.": "隐藏检查：每个位置都有 p >= q，所以每个 token 都返回。",
     "Hidden check: the loop stops at the first position with p < q.": "隐藏检查：循环在第一个 p < q 的位置停止。",
     "Hidden check: q == 0 (with p > 0) is accepted and raises nothing.": "隐藏检查：q == 0（且 p > 0）时接受，不抛出异常。",
     "Hidden check: an empty draft returns [].": "隐藏检查：空草稿返回 []。",
-    "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
+    "Hidden check: draft_tokens as a torch.LongTensor gives what the same ids as a list give.":
+        "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同。",
+    "Hidden check: draft_tokens as a torch.LongTensor gives what the same ids as a list give, and the result is a "
+    "plain list of Python ints.":
+        "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同，而且返回的是由 Python int "
+        "组成的普通列表。",
     "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
     "Hidden check: accepted_tokens holds token ids (not probabilities, not positions).":
         "隐藏检查：accepted_tokens 里是 token_id（不是概率，也不是位置）。",
     "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",
     "Hidden check: the input tensors and the token list are left unchanged.": "隐藏检查：输入张量和 token 列表保持不变。",
-    "Hidden check: the result is a plain Python list.": "隐藏检查：结果是普通的 Python 列表。",
-    "Hidden check: a longer draft over another vocabulary.": "隐藏检查：另一个词表上的更长草稿。",
+    "Hidden check: the result is a plain Python list of ints, also when draft_tokens is a torch.LongTensor.":
+        "隐藏检查：结果是由 int 组成的普通 Python 列表，draft_tokens 是 torch.LongTensor 时也一样。",
+    "Hidden check: nothing depends on the visible draft's ids: renamed, they give the same result, renamed.":
+        "隐藏检查：结果不依赖可见用例的 token_id：把这些 id 换成别的，得到的是同样的结果，只是 id 随之换过。",
     "[0]: level 1 fails (0.7 >= 0.2), so level 2 is never tried": "[0]：第 1 关失败（0.7 >= 0.2），所以第 2 关不会尝试",
     "TODO 1: when p >= q, accept token_id without a random draw, and go on.":
         "TODO 1：p >= q 时接受 token_id，不抽随机数，然后继续。",
     "TODO 2: here p < q. Draw r once; accept if r < p / q, otherwise stop the loop.":
         "TODO 2：这里 p < q。抽一次 r；若 r < p / q 则接受，否则停止循环。",
-    "Hidden check: one draw per p < q position, in position order; none for p >= q.":
-        "隐藏检查：每个 p < q 位置抽一次，按位置顺序；p >= q 时不抽。",
+    "Hidden check: one draw per p < q position, in position order; none for p >= q (p == q included).":
+        "隐藏检查：每个 p < q 的位置抽一次，按位置顺序；p >= q（包括 p == q）时不抽。",
     "Hidden check: nothing is drawn after a rejection.": "隐藏检查：拒绝之后不再抽随机数。",
     "Hidden check: each draw asks for a single value.": "隐藏检查：每次抽取只要一个值。",
     "Hidden check: r == p/q rejects (the comparison is strict).": "隐藏检查：r == p/q 时拒绝（严格比较）。",
     "Hidden check: p == 0 rejects, even when r is 0.": "隐藏检查：p == 0 时拒绝，即使 r 为 0。",
     "Hidden check: a rejection stops the loop (break, not continue).": "隐藏检查：拒绝会停止循环（break，不是 continue）。",
-    "Hidden check: a successful coin flip appends the drafted token (token 7 is the target's most likely here).": "隐藏检查：掷硬币成功时追加草稿 token（此处目标模型概率最高的是 token 7）。",
-    "Hidden check: an all-accepted draft draws only where p < q.": "隐藏检查：全部接受的草稿只在 p < q 处抽随机数。",
-    "Hidden check: q == 0 with p > 0 is accepted with no draw.": "隐藏检查：q == 0 且 p > 0 时接受，不抽随机数。",
+    "Hidden check: a successful coin flip appends the drafted token id (token 7 is the target's most likely here).":
+        "隐藏检查：掷硬币成功时追加草稿 token 的 id（此处目标模型概率最高的是 token 7）。",
+    "Hidden check: an all-accepted draft comes back whole, and p just below q (0.4995 against 0.5) is not accepted "
+    "outright.":
+        "隐藏检查：全部被接受的草稿原样返回；p 略小于 q（0.4995 对 0.5）时不能直接接受。",
     "Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.":
         "隐藏检查：用真实的 torch.rand（固定种子），p < q 的位置被接受的比例约为 p/q。",
     "Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.":
@@ -444,11 +454,6 @@ HELPERS = {
             "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
             "value": "（隐藏检查不显示）",
         },
-        "check": {
-            "problem_hint": "{problem}。{hint}",
-            "got_expected": "{hint}（得到 {got}，期望 {expected}）",
-            "calls_expected": "{hint}（torch.rand 被调用了 {calls} 次，期望 {expected} 次）",
-        },
         "visible": {
             "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
             "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
@@ -484,36 +489,31 @@ HELPERS = {
             "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",
             "m2_passed": "可见测试通过：[10, 20]，抽取了 2 次。",
         },
-        "hint": {
-            "m1_equal_accepts": "p == q 时接受该 token（p >= q，不是 p > q）",
-            "m1_equal_no_draw": "p == q 时不抽随机数直接接受：用 p >= q，不是 p > q。",
-            "m1_equal_tokens": "p == q 时接受该 token：用 p >= q，不是 p > q（得到 {tokens}，期望 {expected}）。",
-            "m1_all_accept": "每个位置都有 p >= q 时，每个草稿 token 都被接受：接受之后不要停",
-            "m1_stops_first_reject": "在第一个 p < q 处 Mission 1 版本停止：只在 p >= q 时追加，并保留预先写好的 break",
-            "m1_q_zero": "q == 0 时 p >= q 成立：直接接受，不要计算 p / q",
-            "empty_draft": "空草稿没有东西要验证：返回空列表",
-            "long_tensor": "draft_tokens 可能是 torch.LongTensor：用 token_id 做索引，并以 int 追加",
-            "m1_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行（不是第 0 行），读草稿 token 的那一列"
-                               "（不是整行的 max()）",
-            "m1_appends_token_ids": "accepted_tokens 中出现错误 token：检查追加的是不是 token_id（不是 p，也不是 i）",
-            "m1_no_draw": "p >= q 的位置触发了随机数：不调用 torch.rand 直接接受，并检查比较方向是否写反。",
-            "inputs_unchanged": "verify_draft 修改了 draft_probs、target_probs 或 draft_tokens：只读取它们。",
-            "m1_plain_list": "把 accepted_tokens 作为由 int 组成的普通 Python 列表返回（不是张量、元组或生成器）。",
-            "other_draft": "verify_draft 应当适用于任何草稿，而不只是可见用例 [10, 20, 30, 40]",
-            "m2_draw_order": "每个 p < q 的位置抽一次，按位置顺序，p >= q 时从不抽取",
-            "m2_rows_aligned": "在 [i, token_id] 读取 p 和 q：位置 i 读第 i 行，读草稿 token 的那一列（不是整行的 max()）",
-            "m2_no_draw_after_reject": "拒绝之后就停止：break 结束循环，不再抽随机数",
-            "m2_single_value": "每次抽取用 torch.rand(1) 只要一个值；你的调用要的形状是 {shapes}（抽取次数：{calls}）。",
-            "m2_strict_boundary": "只在 r < p/q 时接受：r == p/q 必须拒绝，所以用 <，不是 <=",
-            "m2_p_zero": "p == 0 时即使 r == 0.0 也必须拒绝：只在 r < p / q 时接受（不是 <=，也不是 q / p）",
-            "m2_break_not_continue": "拒绝之后的 token 又出现了：你用了 continue；拒绝需要 break",
-            "m2_coin_success": "r < p/q 时接受该 token：追加 token_id（比较方向是否写反，或者比值写成了 q / p？）",
-            "m2_all_accepted": "这里每个 token 都被接受，只在两个 p < q 的位置抽随机数（p == q 不需要抽）",
-            "m2_q_zero": "q == 0 时 p >= q 成立：不抽随机数、不除以 q，直接接受",
-            "m2_acceptance_rate": "p/q = {want:.1f} 的位置被接受的比例是 {rate:.0%}，而不是约 {want:.0%}：当 r < p / q 时接受，"
-                                  "r = torch.rand(1).item()。",
-            "m2_mean_length": "平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}。检查掷硬币（r < p / q），"
-                              "以及拒绝时是否 break。",
+        "fact": {
+            "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
+            "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
+            "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
+            "not_plain": "{function} 返回的是 {type}，不是由 int 组成的普通 Python 列表",
+            "items_not_int": "{function} 返回的列表里，并非每一项都是 Python int",
+            "not_ids": "{function} 返回了 {got}，其中有的值不是这份草稿的 token_id {ids}；正确答案在这里返回 {expected}",
+            "unreadable": "{function} 返回的 {count} 项都不是 token_id",
+            "items": "{count} 个不是 token_id 的值",
+            "tensor_raised": "draft_tokens 是 torch.LongTensor 时，{function} 抛出了 {error}；同样的 id 以列表给出时，"
+                             "它没有抛出异常",
+            "tensor_differs": "draft_tokens 是 torch.LongTensor 时，{function} 抽取 {calls} 次后返回了 {got}；"
+                              "同样的 id 以列表给出时，它抽取 {other_calls} 次后返回了 {other}",
+            "relabelled": "把可见用例的 token_id 换成 {ids} 后，{function} 抽取 {calls} 次后返回了 {got}，换回原来的 id "
+                          "就是 {back}；但在可见用例本身上，它抽取 {other_calls} 次后返回了 {other}",
+            "inputs": "{function} 修改了 draft_probs、target_probs 或 draft_tokens；它只应读取它们",
+            "rate": "用真实的 torch.rand 运行 {trials} 次，p/q = {want:.2f} 的位置被接受的比例是 {rate:.1%}；"
+                    "正确答案约为 {want:.0%}",
+            "mean": "用真实的 torch.rand 运行 {trials} 次，平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}",
+            "rate_hidden": "用真实的 torch.rand 运行 {trials} 次，p/q = {want:.2f} 的位置被接受的比例与 {want:.0%} "
+                           "相差超过 {tol:.0%}（隐藏检查不显示这个比例本身）",
+            "mean_hidden": "用真实的 torch.rand 运行 {trials} 次，平均接受的 token 数与精确期望 {want:.2f} 相差超过 "
+                           "{tol:.2f}（隐藏检查不显示这个平均数本身）",
+            "end": "。",
+            "sep": "；",
         },
     },
     "spec_quiz": {

@@ -50,11 +50,6 @@ TEXT = {
         "not_list": "verify_draft should return a plain Python list of token ids, but it returned a {type}",
         "value": "(not shown for hidden checks)",
     },
-    "check": {
-        "problem_hint": "{problem}. {hint}",
-        "got_expected": "{hint} (got {got}, expected {expected})",
-        "calls_expected": "{hint} (torch.rand was called {calls} time(s), expected {expected})",
-    },
     "visible": {
         "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
         "not_token_ids": "The result {tokens} holds values that are not drafted token ids: append token_id "
@@ -95,51 +90,44 @@ TEXT = {
         "m1_passed": "Visible test passed: [10] and [10, 20, 30], with no random draw.",
         "m2_passed": "Visible test passed: [10, 20], with 2 draws.",
     },
-    "hint": {
-        "m1_equal_accepts": "When p == q the token is accepted (p >= q, not p > q)",
-        "m1_equal_no_draw": "When p == q the token is accepted without a random draw: use p >= q, not p > q.",
-        "m1_equal_tokens": "When p == q the token is accepted: use p >= q, not p > q (got {tokens}, expected {expected}).",
-        "m1_all_accept": "When every position has p >= q, every draft token is accepted: don't stop after an accept",
-        "m1_stops_first_reject": "At the first p < q the Mission 1 version stops: append only when p >= q and keep "
-                                 "the given break",
-        "m1_q_zero": "When q == 0, p >= q holds: accept without computing p / q",
-        "empty_draft": "An empty draft has nothing to verify: return an empty list",
-        "long_tensor": "draft_tokens can be a torch.LongTensor: index with the token id and append it as an int",
-        "m1_rows_aligned": "Read p and q at [i, token_id]: row i for position i (not row 0), and the drafted token's "
-                           "column (not the row's max())",
-        "m1_appends_token_ids": "A wrong token in accepted_tokens: check that you append token_id (not p, not i)",
-        "m1_no_draw": "A p >= q position triggered a random draw: accept without torch.rand, and check the "
-                      "comparison's direction.",
-        "inputs_unchanged": "verify_draft changed draft_probs, target_probs or draft_tokens: only read them.",
-        "m1_plain_list": "Return accepted_tokens as a plain Python list of ints (not a tensor, tuple or generator).",
-        "other_draft": "verify_draft should work for any draft, not only the visible [10, 20, 30, 40]",
-        "m2_draw_order": "Draw once per position with p < q, in position order, and never for p >= q",
-        "m2_rows_aligned": "Read p and q at [i, token_id]: row i for position i, and the drafted token's column "
-                           "(not the row's max())",
-        "m2_no_draw_after_reject": "After a rejection, stop: break ends the loop, so no more draws",
-        "m2_single_value": "Each draw asks for one value with torch.rand(1); your calls asked for shapes {shapes} "
-                           "(draws counted: {calls}).",
-        "m2_strict_boundary": "Accept only when r < p/q: r == p/q must reject, so use <, not <=",
-        "m2_p_zero": "p == 0 must be rejected even when r == 0.0: accept only when r < p / q (not <=, not q / p)",
-        "m2_break_not_continue": "A token after a rejection came back: you used continue; a rejection needs break",
-        "m2_coin_success": "When r < p/q the token is accepted: append token_id (is your comparison reversed, or "
-                           "the ratio q / p?)",
-        "m2_all_accepted": "Every token here is accepted, with draws only at the two p < q positions (p == q needs "
-                           "none)",
-        "m2_q_zero": "When q == 0, p >= q holds: accept without a draw and without dividing by q",
-        "m2_acceptance_rate": "A position with p/q = {want:.1f} was accepted {rate:.0%} of the time, not about {want:.0%}: "
-                              "accept when r < p / q, with r = torch.rand(1).item().",
-        "m2_mean_length": "Accepted {mean:.2f} tokens on average; the exact expectation is {want:.2f}. Check the "
-                          "coin (r < p / q) and that a rejection breaks.",
+    "fact": {
+        "returned": "{function} returned {got}; a right answer returns {expected} here",
+        "draw_count": "{function} called torch.rand {calls} time(s) here; a right answer calls it {expected} time(s)",
+        "shapes": "{function} asked torch.rand for the shapes {shapes}; a draw is torch.rand(1), one value",
+        "not_plain": "{function} returned a {type}, not a plain Python list of ints",
+        "items_not_int": "{function} returned a list whose items are not all Python ints",
+        "not_ids": "{function} returned {got}, which holds values that are not this draft's token ids {ids}; a right "
+                   "answer returns {expected} here",
+        "unreadable": "{function} returned {count} item(s) that are not token ids",
+        "items": "{count} item(s) that are not token ids",
+        "tensor_raised": "with draft_tokens as a torch.LongTensor {function} raised {error}; with the same ids as a "
+                         "list it raised nothing",
+        "tensor_differs": "with draft_tokens as a torch.LongTensor {function} returned {got} after {calls} draw(s); "
+                          "with the same ids as a list it returned {other} after {other_calls}",
+        "relabelled": "on the visible draft with its token ids renamed to {ids}, {function} returned {got} after "
+                      "{calls} draw(s); renamed back that is {back}, but on the visible draft itself it returned "
+                      "{other} after {other_calls}",
+        "inputs": "{function} changed draft_probs, target_probs or draft_tokens; it should only read them",
+        "rate": "with the real torch.rand, a position with p/q = {want:.2f} was accepted in {rate:.1%} of {trials} "
+                "runs; a right answer is accepted in about {want:.0%} of them",
+        "mean": "with the real torch.rand, {mean:.2f} tokens were accepted on average over {trials} runs; the exact "
+                "expectation is {want:.2f}",
+        "rate_hidden": "with the real torch.rand, the share of {trials} runs that accepted a position with p/q = "
+                       "{want:.2f} was more than {tol:.0%} away from {want:.0%} (the share itself is not shown for "
+                       "hidden checks)",
+        "mean_hidden": "with the real torch.rand, the mean number of tokens accepted over {trials} runs was more than "
+                       "{tol:.2f} away from its exact expectation, {want:.2f} (the mean itself is not shown for hidden "
+                       "checks)",
+        "end": ".",
+        "sep": "; ",
     },
 }
 # ---------------------------------------------------------------- text: END TEXT
 
 
 def say(key, **blanks):
-    """The edition's sentence ``key`` (from TEXT["say"] or TEXT["hint"]), with its blanks filled in."""
-    table = TEXT["say"] if key in TEXT["say"] else TEXT["hint"]
-    return table[key].format(**blanks)
+    """The edition's sentence ``key`` from TEXT["say"], with its blanks filled in."""
+    return TEXT["say"][key].format(**blanks)
 
 
 _type = (0).__class__.__class__   # type
@@ -310,6 +298,9 @@ class Run:
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of positions
+    ids = ()                  # the case's drafted token ids, in order
+    read = None               # the result read through (read_through): a list of ints, or None
+    length = None             # how many items the result holds (a list, tuple or 1-D tensor), or None
 
     def __repr__(self):
         return f"Run(tokens={self.tokens!r}, calls={self.calls}, problem={self.problem!r})"
@@ -321,6 +312,37 @@ def _as_tokens(result):
     if _type(result) is not _list or not all(_type(item) is _int for item in result):
         return None
     return _list(result)
+
+
+def read_through(result):
+    """The result's ids as a list of Python ints wherever its intent is plain: a plain list of ints as it is, and a
+    tuple, a 1-D integer tensor, or a list whose items are one-element integer tensors (draft_tokens[i] of a
+    LongTensor) read as their ints; None otherwise. A check about the result's type still says when it is not a
+    plain list (check_plain); every other check reads through it, so one mistake costs once."""
+    if _is_tensor(result):
+        if result.dim() != 1 or result.dtype.is_floating_point or result.dtype.is_complex or result.dtype == torch.bool \
+                or result.numel() > MAX_VALUES:
+            return None
+        return [_int(v) for v in result.tolist()]
+    if _type(result) not in (_list, tuple) or _count(result) > MAX_VALUES:
+        return None
+    out = []
+    for item in result:
+        if _type(item) is _int:
+            out.append(item)
+        elif (_is_tensor(item) and item.numel() == 1 and not item.dtype.is_floating_point
+              and not item.dtype.is_complex and item.dtype != torch.bool):
+            out.append(_int(item.reshape(-1)[0].item()))
+        else:
+            return None
+    return out
+
+
+def result_length(result):
+    """How many items the result holds when it is a list, a tuple or a 1-D tensor; None otherwise."""
+    if _is_tensor(result):
+        return _int(result.shape[0]) if result.dim() == 1 else None
+    return _count(result) if _type(result) in (_list, tuple) else None
 
 
 def _snapshot(case):
@@ -346,6 +368,7 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     """
     run = Run()
     run.k = _count(case.positions)
+    run.ids = [token_id for token_id, _, _ in case.positions]
     before = _snapshot(case)
     fake = rand or ScriptedRand(draws)
     real = torch.rand
@@ -369,6 +392,10 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if not one_value(s)]
     run.tokens = _as_tokens(run.result)
+    try:
+        run.read, run.length = read_through(run.result), result_length(run.result)
+    except Exception:  # a result whose reading raises (a subclass of the student's) is read as nothing
+        run.read = run.length = None
     run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
     run.after = (case.draft_probs, case.target_probs, case.draft_tokens)
     run.inputs_changed = not all(_same(b, a) for b, a in zip(before, run.after))
@@ -398,16 +425,188 @@ def _first_problem(run, hidden=False):
     return None
 
 
-def check(run, expected_tokens=None, calls=None, hint=""):
-    """Raise AssertionError with the sentence ``hint`` (an id in TEXT["hint"]) if the run is wrong."""
-    hint = TEXT["hint"][hint] if hint else ""
-    if run.problem is not None:
-        raise AssertionError(TEXT["check"]["problem_hint"].format(problem=run.problem, hint=hint) if hint else run.problem)
-    if expected_tokens is not None and run.tokens != [_int(t) for t in expected_tokens]:
-        raise AssertionError(TEXT["check"]["got_expected"].format(
-            hint=hint, got=run.tokens, expected=[_int(t) for t in expected_tokens]))
+# ------------------------------------------------------------------ hidden checks
+# Each check decides one property on its own case and says what happened there: what came back, how many draws
+# were asked for. It names no cause: when the grader's diagnosis (grading/judge/) replays the mistake it named and
+# that replay gives this check's failure, the grader adds that this failure follows from it. Every check but the
+# ones about the result's type reads the result through (read_through), so a tensor or a list of positions costs
+# one check, not all of them.
+
+class Failed(AssertionError):
+    """A check that failed: its sentence, and ``kind``, what it compared (tokens, calls, ids, plain, shapes, inputs,
+    tensor, relabel, rate, mean, or whole: the call itself went wrong)."""
+
+    def __init__(self, message, kind):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _facts(*facts):
+    words = TEXT["fact"]
+    return words["sep"].join(facts) + words["end"]
+
+
+def _fact(key, **blanks):
+    return TEXT["fact"][key].format(function=STUDENT_FUNCTIONS[0], **blanks)
+
+
+def prefix(run):
+    """The accepted prefix as the checks read it: the result read through when it holds drafted ids; a list of as
+    many other values (positions, probabilities) as the first that many drafted ids (check_ids says what they are);
+    None when it cannot be read."""
+    return read_prefix(run.read, run.length, run.ids)
+
+
+def read_prefix(read, length, ids):
+    """prefix() of a result read through as ``read`` with ``length`` items, on a draft of ``ids``."""
+    ids = _list(ids)
+    if read is not None and all(t in ids for t in read):
+        return _list(read)
+    if length is not None and length <= _count(ids):
+        return ids[: _int(length)]
+    return _list(read) if read is not None else None
+
+
+def whole_problem(run):
+    """What went wrong with the call as a whole (builtins or torch.rand replaced, an error, a result no check can
+    read), or None."""
+    if run.rebound or run.rand_replaced or run.error is not None:
+        return run.problem
+    if prefix(run) is None:  # nothing to read: not a list, tuple or 1-D tensor
+        return run.problem or TEXT["problem"]["not_list_short"]
+    return None
+
+
+def said(run):
+    """The result as a failed check shows it: the plain list, or what it read, or how many items it held."""
+    if run.tokens is not None:
+        return run.tokens
+    if run.read is not None:
+        return run.read
+    return TEXT["fact"]["items"].format(count=run.length) if run.length is not None else run.result_type
+
+
+def _whole(run):
+    problem = whole_problem(run)
+    if problem is not None:
+        end = TEXT["fact"]["end"]
+        raise Failed(problem if problem.endswith((".", end)) else problem + end, "whole")
+
+
+def check(run, expected_tokens=None, calls=None):
+    """The accepted prefix (read through) against ``expected_tokens``, and the number of draws against ``calls``
+    (None: not compared); raises Failed."""
+    _whole(run)
+    facts, kind = [], None
+    expected = [_int(t) for t in expected_tokens] if expected_tokens is not None else None
+    if expected is not None and prefix(run) != expected:
+        facts.append(_fact("returned", got=said(run), expected=expected))
+        kind = "tokens"
     if calls is not None and run.calls != calls:
-        raise AssertionError(TEXT["check"]["calls_expected"].format(hint=hint, calls=run.calls, expected=calls))
+        facts.append(_fact("draw_count", calls=run.calls, expected=calls))
+        kind = kind or "calls"
+    if facts:
+        raise Failed(_facts(*facts), kind)
+
+
+def check_calls(run, calls):
+    """Only the number of draws: ``calls``."""
+    check(run, None, calls)
+
+
+def check_ids(run, expected_tokens):
+    """The result's items are the drafted token ids (read through a tensor or a tuple): exactly ``expected_tokens``."""
+    _whole(run)
+    expected = [_int(t) for t in expected_tokens]
+    if run.read != expected:
+        if run.read is None:
+            raise Failed(_facts(_fact("returned", got=said(run), expected=expected)), "ids")
+        raise Failed(_facts(_fact("not_ids", got=said(run), ids=_list(run.ids), expected=expected)
+                            if not all(t in run.ids for t in run.read) else
+                            _fact("returned", got=said(run), expected=expected)), "ids")
+
+
+def check_plain(run):
+    """The result is a plain Python list of ints."""
+    _whole(run)
+    if run.tokens is None:
+        if run.result_type == "list":
+            raise Failed(_facts(_fact("items_not_int")), "plain")
+        raise Failed(_facts(_fact("not_plain", type=run.result_type)), "plain")
+
+
+def check_shapes(run):
+    """At least one draw, and each a single value."""
+    _whole(run)
+    if run.calls == 0:
+        raise Failed(_facts(_fact("draw_count", calls=0, expected=_count(run.ids))), "calls")
+    if run.bad_shapes:
+        raise Failed(_facts(_fact("shapes", shapes=run.bad_shapes)), "shapes")  # hide() may have made it "not shown"
+
+
+def check_unchanged(run):
+    """The inputs are as they were sent."""
+    if run.inputs_changed:
+        raise Failed(_facts(_fact("inputs")), "inputs")
+    _whole(run)
+
+
+def check_tensor(tensor_run, list_run, plain=True):
+    """The same draft with draft_tokens as a LongTensor (``tensor_run``) and as a list (``list_run``): the same
+    prefix and draws, no error only with the tensor, and (``plain``) a plain list back."""
+    _whole(list_run)
+    if tensor_run.error is not None and not (tensor_run.rebound or tensor_run.rand_replaced):
+        raise Failed(_facts(_fact("tensor_raised", error=tensor_run.ename)), "tensor")
+    _whole(tensor_run)
+    if prefix(tensor_run) != prefix(list_run) or tensor_run.calls != list_run.calls:
+        raise Failed(_facts(_fact("tensor_differs", got=said(tensor_run), calls=tensor_run.calls,
+                                  other=said(list_run), other_calls=list_run.calls)), "tensor")
+    if plain:
+        check_plain(tensor_run)
+
+
+def relabelled(case, ids, vocab):
+    """``case`` with its token ids renamed to ``ids`` (in order) over ``vocab`` tokens: the same p and q."""
+    return Case([(new, p, q) for new, (_, p, q) in zip(ids, case.positions)], vocab=vocab)
+
+
+def check_relabelled(run, visible_run):
+    """``run`` on the visible draft with its ids renamed gives what ``visible_run`` (the visible draft) gave,
+    renamed: nothing depends on the visible draft's ids."""
+    _whole(visible_run)
+    _whole(run)
+    back = dict(zip(run.ids, visible_run.ids))
+    got = run.read if run.read is not None and all(t in back for t in run.read) else None  # the ids, not a reading
+    if got is None:
+        expected = [t for t, v in zip(run.ids, visible_run.ids) if v in prefix(visible_run)]
+        raise Failed(_facts(_fact("returned", got=said(run), expected=expected) if run.read is None else
+                            _fact("not_ids", got=said(run), ids=_list(run.ids), expected=expected)), "relabel")
+    if [back[t] for t in got] != prefix(visible_run) or run.calls != visible_run.calls:
+        raise Failed(_facts(_fact("relabelled", ids=_list(run.ids), got=said(run), calls=run.calls,
+                                  back=[back[t] for t in got], other=said(visible_run),
+                                  other_calls=visible_run.calls)), "relabel")
+
+
+def check_rate(sampled, case, trials, tol=0.03):
+    """sample_runs' share of runs that accepted position 0 against p/q there."""
+    rate, _ = sampled
+    want = case.p_over_q(0)
+    if rate < 0:
+        raise Failed(TEXT["problem"]["not_list_short"] + TEXT["fact"]["end"], "whole")
+    if not close(rate, want, tol):
+        key = "rate" if _type(rate) is float else "rate_hidden"  # hide() gives a value whose text is "not shown"
+        raise Failed(_facts(_fact(key, rate=rate, want=want, trials=trials, tol=tol)), "rate")
+
+
+def check_mean(sampled, case, trials, tol=0.08):
+    """sample_runs' mean accepted length against its exact expectation."""
+    _, mean = sampled
+    want = expected_length(case)
+    if mean < 0:
+        raise Failed(TEXT["problem"]["not_list_short"] + TEXT["fact"]["end"], "whole")
+    if not close(mean, want, tol):
+        key = "mean" if _type(mean) is float else "mean_hidden"
+        raise Failed(_facts(_fact(key, mean=mean, want=want, trials=trials, tol=tol)), "mean")
 
 
 # ------------------------------------------------------------------ visible tests
@@ -494,18 +693,23 @@ def visible_problem_m2(run, accepting=None):
 def sample_runs(verify_draft, case, trials, seed):
     """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
 
-    Returns (fraction of runs that accepted position 0, mean accepted length).
-    The same seed gives the same draws, so the same code gets the same grade.
+    Returns (fraction of runs that accepted position 0, mean accepted length), each result read as the checks read
+    it (prefix); (-1.0, -1.0) when a result cannot be read as token ids. The same seed gives the same draws, so
+    the same code gets the same grade.
     """
     real = torch.rand
     first, total = 0, 0
+    ids = [token_id for token_id, _, _ in case.positions]
     try:
         with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
             for _ in range(trials):
-                tokens = _as_tokens(verify_draft(case.draft_probs, case.target_probs, case.draft_tokens))
+                result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+                run = Run()
+                run.ids, run.read, run.length = ids, read_through(result), result_length(result)
+                tokens = prefix(run)
                 if tokens is None:
-                    raise AssertionError(TEXT["problem"]["not_list_short"])
-                first += 1 if tokens[:1] == [case.positions[0][0]] else 0
+                    return -1.0, -1.0
+                first += 1 if tokens[:1] == ids[:1] else 0
                 total += _count(tokens)
     finally:
         torch.rand = real
@@ -558,7 +762,10 @@ def to_wire(helper, result):
     if helper == "sample_runs":
         return [float(x) for x in result]
     tokens = result.tokens
+    read = result.read
     return {"tokens": tokens[: result.k + MAX_TOKENS_OVER] if tokens is not None else None,
+            "read": [t for t in read[: result.k + MAX_TOKENS_OVER] if -_BIG <= t < _BIG] if read is not None else None,
+            "length": result.length if result.length is not None and result.length <= MAX_VALUES else None,
             "calls": result.calls, "shapes": [[n if _type(n) is _int else "?" for n in s[:MAX_DIMS]]
                                              for s in result.bad_shapes[:MAX_SHAPES]],
             "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
@@ -603,12 +810,13 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     kwargs = kwargs or {}
     k = _count(case.positions)
     if helper == "sample_runs":
-        if not (type(data) is list and len(data) == 2 and _is_number(data[0], 0, 1) and _is_number(data[1], 0, MAX_CALLS)
-                and data[0] == data[0] and data[1] == data[1]):
+        unreadable = data == [-1.0, -1.0] or data == [-1, -1]
+        if not unreadable and not (type(data) is list and len(data) == 2 and _is_number(data[0], 0, 1)
+                                   and _is_number(data[1], 0, MAX_CALLS) and data[0] == data[0] and data[1] == data[1]):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
-    fields = ("tokens", "calls", "shapes", "error", "after", "rand_replaced", "rebound", "result_type", "result_repr",
-              "reseeded")
+    fields = ("tokens", "read", "length", "calls", "shapes", "error", "after", "rand_replaced", "rebound",
+              "result_type", "result_repr", "reseeded")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
     try:
@@ -616,6 +824,14 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         if not (tokens is None or (type(tokens) is list and len(tokens) <= k + MAX_TOKENS_OVER
                                    and all(type(t) is int and -_BIG <= t < _BIG for t in tokens))):
             raise ValueError("tokens")
+        read, length = data["read"], data["length"]
+        if not (read is None or (type(read) is list and len(read) <= k + MAX_TOKENS_OVER
+                                 and all(type(t) is int and -_BIG <= t < _BIG for t in read))):
+            raise ValueError("read")
+        if not (length is None or (type(length) is int and 0 <= length <= MAX_VALUES)):
+            raise ValueError("length")
+        if tokens is not None and (read != tokens or length != len(tokens) and len(tokens) < k + MAX_TOKENS_OVER):
+            raise ValueError("read")
         if not (type(data["calls"]) is int and 0 <= data["calls"] <= MAX_CALLS):
             raise ValueError("calls")
         shapes = data["shapes"]
@@ -644,7 +860,9 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         raise ValueError(f"a malformed run_verify reply ({exc})") from None
     run = Run()
     run.k = k
+    run.ids = [token_id for token_id, _, _ in case.positions]
     run.tokens, run.calls = tokens, data["calls"]
+    run.read, run.length = read, length
     run.error = f"{error[0]}: {error[1]}" if error else None
     run.ename = error[0] if error else None
     run.bad_shapes = [tuple(s) for s in shapes]
@@ -691,8 +909,13 @@ def hide(helper, result, case, shown, args=(), kwargs=None):
     run.result_repr = ""
     run.result_type = run.result_type if run.result_type in SHOWN_TYPES else "object"
     if run.tokens is not None:
-        run.tokens = shown(list(run.tokens), _count(run.tokens) <= max(k, _count(VISIBLE_POSITIONS)) + 1
+        run.tokens = shown(list(run.tokens), _count(run.tokens) <= max(k, _count(VISIBLE_POSITIONS)) + MAX_TOKENS_OVER
                            and all(t in ids for t in run.tokens))
+    if run.read is not None:
+        run.read = shown(list(run.read), _count(run.read) <= max(k, _count(VISIBLE_POSITIONS)) + MAX_TOKENS_OVER
+                         and all(t in ids for t in run.read))
+    if run.length is not None:
+        run.length = shown(run.length, run.length <= k + 2)
     run.calls = shown(run.calls, run.calls <= k + 2)
     run.bad_shapes = shown([tuple(s) for s in run.bad_shapes],
                            len(run.bad_shapes) <= k + 1 and all(all(n == "?" or 0 <= n <= k + 1 for n in s)

@@ -1,4 +1,4 @@
-# expect: lose hidden_rows_aligned hidden_long_tensor
+# expect: lose hidden_rows_aligned
 # why: reads row 0 for every position.
 # diagnosis: you read p and q from row 0 at every position: read row i, target_probs[i, token_id] and draft_probs[i, token_id]
 def verify_draft(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_all_accepted
+# expect: lose test_visible hidden_coin_success_appends
 # why: appends i instead of token_id.
 # diagnosis: you append the position i instead of token_id, both when p >= q and when r < p / q: append token_id
 def verify_draft(draft_probs, target_probs, draft_tokens):

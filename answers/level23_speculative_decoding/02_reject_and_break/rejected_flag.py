@@ -1,4 +1,4 @@
-# expect: lose hidden_no_draw_after_reject hidden_other_draft
+# expect: lose hidden_no_draw_after_reject
 # why: the first rejection ends verification; a flag that only stops appending still walks the rest of the draft and draws r there.
 # diagnosis: after a rejection you go on through the loop (a flag instead of break), so r is drawn again at later p < q positions: break at the first rejection
 def verify_draft(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose hidden_all_accepted
+# expect: lose hidden_draw_order
 # why: uses p > q in TODO 1, so p == q spends a draw.
 # diagnosis: you accept only when p > q, so p == q goes to the coin and spends a draw: accept p >= q without drawing
 def verify_draft(draft_probs, target_probs, draft_tokens):
