@@ -1,0 +1,65 @@
+"""Issue 39: one mistake, one cause. Level 23's hidden checks state what happened on their own case; a cause is
+named only where the grader's replay of the diagnosed mistake gives the failure; a single mistake is charged in
+its own concept's checks (benchmarks/one_mistake.py prints the figures)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import mutants  # noqa: E402
+import one_mistake  # noqa: E402
+from grading import ASSIGNMENT  # noqa: E402
+from grading.build import catalogue  # noqa: E402
+
+NB1, NB2 = "01_accept_branch", "02_reject_and_break"
+WRONG = [(nb, a) for nb in (NB1, NB2) for a in catalogue.load(nb, ASSIGNMENT) if not a.full_marks]
+
+
+def errors(judge):
+    return {c: "".join(o.get("evalue", "") for o in judge.outputs_by_check.get(c, ()) if o.get("output_type") == "error")
+            for c in judge.failed}
+
+
+@pytest.mark.parametrize("notebook,answer", WRONG, ids=lambda x: getattr(x, "name", x))
+def test_no_failed_check_names_a_cause_the_replay_does_not_give(notebook, answer):
+    judge, line = mutants.grade(answer.code, ASSIGNMENT, notebook)
+    assert not one_mistake.unsupported(judge, notebook, one_mistake.rule_named(line, notebook))
+    for check, said in errors(judge).items():  # no fixed fix: the hidden checks say only what happened
+        if check.startswith("hidden"):
+            assert "use <, not <=" not in said and "use break" not in said and "append token_id" not in said, said
+
+
+def test_continue_costs_its_own_checks_and_each_says_it_follows_from_the_diagnosis():
+    code = next(a.code for nb, a in WRONG if nb == NB2 and a.name == "continue_not_break")
+    judge, line = mutants.grade(code, ASSIGNMENT, NB2)
+    assert judge.failed == ["test_visible", "hidden_no_draw_after_reject", "hidden_break_not_continue",
+                            "hidden_mean_length"]
+    said = errors(judge)
+    assert said["hidden_break_not_continue"] == ("verify_draft returned [1, 3]; a right answer returns [1] here. "
+                                                 "This follows from the mistake named in the diagnosis above.")
+
+
+@pytest.mark.parametrize("edit,owner", [
+    ("return accepted_tokens", ("return torch.tensor(accepted_tokens)", "hidden_long_tensor")),
+    ("return accepted_tokens", ("return tuple(accepted_tokens)", "hidden_long_tensor")),
+])
+def test_a_result_of_the_wrong_type_costs_one_hidden_check(edit, owner):
+    code = mutants.edited(ASSIGNMENT, NB2, [(edit, owner[0])])
+    judge, _ = mutants.grade(code, ASSIGNMENT, NB2)
+    assert [c for c in judge.failed if c.startswith("hidden")] == [owner[1]], judge.failed
+
+
+def test_a_near_miss_of_p_ge_q_loses_the_accept_check():
+    code = mutants.edited(ASSIGNMENT, NB2, [("if p >= q:", "if p >= q - 1e-3:")])
+    judge, _ = mutants.grade(code, ASSIGNMENT, NB2)
+    assert "hidden_all_accepted" in judge.failed
+
+
+def test_generated_mutants_name_no_cause_the_replay_does_not_give():
+    table = one_mistake.measure(limit=25)
+    for notebook, (rows, _) in table.items():
+        assert rows["catalogue", "unsupported"] == 0 and rows["mutants", "unsupported"] == 0, notebook
+        assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
