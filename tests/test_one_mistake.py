@@ -63,3 +63,15 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
     for notebook, (rows, _) in table.items():
         assert rows["catalogue", "unsupported"] == 0 and rows["mutants", "unsupported"] == 0, notebook
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
+
+
+def test_the_graders_own_refusal_is_not_reported_as_raised_by_the_students_function():
+    """Level 24's sample_steps refuses a result it cannot read; that was said as 'AssertionError raised by
+    verify_and_correct' although the student's function raised nothing."""
+    code = mutants.edited("level24_residual_and_bonus", "01_correction_token",
+                          [("return accepted_tokens", "return torch.tensor(accepted_tokens)")])
+    judge, _ = mutants.grade(code, "level24_residual_and_bonus", "01_correction_token")
+    said = errors(judge)
+    assert "hidden_emitted_distribution" in said
+    assert all("raised by" not in s for s in said.values()), said
+    assert "should return a plain Python list of token ids" in said["hidden_emitted_distribution"]

@@ -255,6 +255,8 @@ class Judge:
                 return self.helpers.hide(helper, result, case, self.shown, args, kwargs)
             if status == "missing":
                 raise NameError(self.words["not_defined"].format(name=function.name))
+            if status == "helper":  # the course's helper refused the result: the check's failure, raised by no one
+                raise AssertionError(self.helpers.TEXT["problem"]["not_list_short"].format(function=function.name))
             if status == "raised" and self.hidden:
                 raise hidden_error(self.helpers, reply.get("ename"), function.name)
             if status == "raised":

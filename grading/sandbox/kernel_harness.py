@@ -62,11 +62,22 @@ def answer(helpers, user_ns, request):
     if function is None:
         return {"status": "missing"}
     case = helpers.case_from_wire(request["case"])
+    run = getattr(helpers, helper)
     try:
-        result = getattr(helpers, helper)(function, case, *request.get("args", []), **request.get("kwargs", {}))
+        result = run(function, case, *request.get("args", []), **request.get("kwargs", {}))
     except BaseException as exc:  # the student's error is part of the answer
+        if _raised_by(exc, run):  # the helper's own refusal (a result it cannot read), not the student's error
+            return {"status": "helper"}
         return {"status": "raised", "ename": type(exc).__name__[:60], "evalue": str(exc)[:500]}
     return {"status": "ok", "data": encode(helpers.to_wire(helper, result))}
+
+
+def _raised_by(exc, function):
+    """Whether ``exc`` was raised in ``function``'s own frame (its innermost frame), not in a call it made."""
+    tb, last = exc.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    return last is not None and last.tb_frame.f_code is getattr(function, "__code__", None)
 
 
 def _helpers_only(helpers):
