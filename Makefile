@@ -49,12 +49,17 @@ install: $(VENV)/.installed
 notebooks: install  ## source/<assignment>/*.ipynb from the jupytext lessons/<assignment>/*.py
 	$(PY) -m grading.build
 
-# release/ exactly as nbgrader generates it from source/. A scratch gradebook is used, so this
-# works even when the course gradebook already holds submissions (`make demo` fills the real one).
+# release/ exactly as nbgrader generates it from source/, and every assignment registered in the course's
+# gradebook, which `nbgrader autograde` needs. Each is generated into a scratch folder first and moved into
+# release/ only when nbgrader succeeds: nbgrader refuses cells added or removed after students submitted (and
+# with --force would have deleted release/<assignment> first), so release/ and the submissions stay as they were.
 release: notebooks
-	@db=$$(mktemp -d)/gradebook.db; for a in $(ASSIGNMENTS); do nbgrader generate_assignment $$a --force \
-	  --CourseDirectory.db_url=sqlite:///$$db 2>&1 | { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; }; \
-	  ls release/$$a/*.ipynb >/dev/null || exit 1; done
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir -p release; for a in $(ASSIGNMENTS); do \
+	  nbgrader generate_assignment $$a --force --CourseDirectory.release_directory="$$tmp" 2>&1 | \
+	    { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; } && ls "$$tmp/$$a"/*.ipynb >/dev/null || \
+	  { echo "make release: nbgrader could not generate $$a into the gradebook (above); release/$$a is unchanged."; \
+	    echo "  Cells or notebooks changed after students submitted: grade them first, or see docs/instructors.md."; exit 1; }; \
+	  rm -rf "release/$$a" && mv "$$tmp/$$a" "release/$$a" || exit 1; done
 
 demo: install
 	$(PY) -m grading.demo $(ARGS)
