@@ -1,6 +1,7 @@
 # Speculative decoding course (Levels 23 and 24): every command a student, instructor or grader needs.
 #   make demo   install, regenerate release/, autograde the example class, feedback, scores
 #   make test   install, then run every test
+#   make docs   the handbook (docs/*.md) as HTML in docs/_build/html/
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
 #   make export grades.csv, moodle_grades.csv, and CANVAS=<Canvas gradebook export> filled as canvas_grades.csv
 #   make hub    a JupyterHub classroom on 127.0.0.1:8000 (as root): demo users, the exchange, Ctrl-C stops
@@ -19,7 +20,7 @@ LAB_ZH := $(filter zh zh_CN% zh-CN%,$(LANG))
 # nbgrader runs `alembic` by name, so the environment's bin/ goes first on PATH.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: install notebooks release demo test lab grade export hub hub-down clean
+.PHONY: install notebooks release demo test docs lab grade export hub hub-down clean
 
 $(VENV)/.installed: requirements.txt grading/startup/_grading_lazy_imports.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,9 +57,9 @@ notebooks: install  ## source/<assignment>/*.ipynb from the jupytext lessons/<as
 release: notebooks
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; mkdir -p release; for a in $(ASSIGNMENTS); do \
 	  nbgrader generate_assignment $$a --force --CourseDirectory.release_directory="$$tmp" 2>&1 | \
-	    { grep -E "WARNING|ERROR" | grep -v "Removing existing\|not recognized by" || true; } && ls "$$tmp/$$a"/*.ipynb >/dev/null || \
+	    { grep -E "WARNING|ERROR|Error: " | grep -v "Removing existing\|not recognized by" || true; } && ls "$$tmp/$$a"/*.ipynb >/dev/null || \
 	  { echo "make release: nbgrader could not generate $$a into the gradebook (above); release/$$a is unchanged."; \
-	    echo "  Cells or notebooks changed after students submitted: grade them first, or see docs/instructors.md."; exit 1; }; \
+	    echo "  nbgrader keeps the cells of an assignment with submissions: see docs/instructors.md, \"Changing a released assignment\"."; exit 1; }; \
 	  rm -rf "release/$$a" && mv "$$tmp/$$a" "release/$$a" || exit 1; done
 
 demo: install
@@ -73,6 +74,10 @@ export: install  ## grades.csv, moodle_grades.csv, canvas_grades.csv (CANVAS=exp
 
 test: install
 	$(PY) -m pytest
+
+docs: install  ## the handbook: docs/*.md (MyST) built by Sphinx into docs/_build/html/, warnings as errors
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "The handbook: docs/_build/html/index.html"
 
 lab: install  ## JupyterLab on the student notebooks (every assignment: ASSIGNMENT=level24_residual_and_bonus for one; LANG=zh: the Chinese edition of Level 23, JupyterLab in Chinese)
 ifneq ($(LAB_ZH),)
