@@ -31,6 +31,43 @@ def test_every_language_of_an_edition_has_every_label_in_one_place():
         ("得分", "诊断", "检查", "通过", "未通过", "返回顶部")
 
 
+def test_the_page_has_a_viewport_so_a_phone_lays_it_out_at_its_own_width():
+    """Without the meta tag a phone renders the page 980 px wide at 5-6 px text (issue 42 item 2); the page is
+    rendered here by the course's exporter, as generate_feedback does, with no grading run."""
+    import nbformat
+    from traitlets.config import Config
+
+    from grading.plugins.preprocessors import PageExporter
+
+    config = Config()
+    PageExporter.configure(config)
+    nb = nbformat.read(ROOT / "release" / ASSIGNMENT / "01_accept_branch.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.metadata.nbgrader["score"] = 0
+    resources = {"nbgrader": {"assignment": ASSIGNMENT, "notebook": "01_accept_branch", "student": "ada",
+                              "score": 0, "max_score": 15, "late_penalty": 0}}
+    page, _ = PageExporter(config=config).from_notebook_node(nb, resources)
+    from html.parser import HTMLParser
+
+    class Metas(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.viewports, self.in_head = [], False
+
+        def handle_starttag(self, tag, attrs):
+            self.in_head = self.in_head or tag == "head"
+            if tag == "meta" and dict(attrs).get("name") == "viewport":
+                self.viewports.append((self.in_head, dict(attrs).get("content")))
+
+        def handle_endtag(self, tag):
+            self.in_head = self.in_head and tag != "head"
+
+    metas = Metas()
+    metas.feed(page)
+    assert metas.viewports == [(True, "width=device-width, initial-scale=1")]
+
+
 def hidden_lines():
     from test_feedback import hidden_lines as lines
     return lines(NB)
