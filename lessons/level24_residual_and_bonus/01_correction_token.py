@@ -302,8 +302,7 @@ spec_checks.check(spec_checks.correction_problem(run, case, 0, 1) or spec_checks
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.3, 0.3, 0.4]], [1, 2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[0])
-spec_checks.check(spec_checks.tokens_problem(run, [1, 0]),
-                  hint="correction_appended")
+spec_checks.check(spec_checks.tokens_problem(run, [1, 0]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_after_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -312,8 +311,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [1, 0]),
 case = spec_checks.Case([[0.6, 0.2, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]],
                         [[0.2, 0.4, 0.4], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], [0, 1, 2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.9, 0.0], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [2]),
-                  hint="stop_after_correction")
+spec_checks.check(spec_checks.tokens_problem(run, [2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -323,7 +321,7 @@ case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.0], picks=[2])
 spec_checks.check(spec_checks.tokens_problem(run, [0, 1]) or (
     spec_checks.say("called_without_reject", count=len(run.multinomials))
-    if run.multinomials else None), hint="correction_only_after_reject")
+    if run.multinomials else None))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_coin_when_p_ge_q", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -333,8 +331,7 @@ case = spec_checks.Case([[0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.2, 0.3]],
                         [[0.4, 0.3, 0.3], [0.3, 0.3, 0.4], [0.2, 0.3, 0.5]], [0, 1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.9], picks=[2])
 spec_checks.check(run.problem or (None if run.rand_calls == 1 else
-                                  spec_checks.say("coins_where_p_below_q", count=run.rand_calls)),
-                  hint="no_coin_where_p_ge_q")
+                                  spec_checks.say("coins_where_p_below_q", count=run.rand_calls)))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -342,8 +339,7 @@ spec_checks.check(run.problem or (None if run.rand_calls == 1 else
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET, [0, 1], tokens_as="tensor")
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.7], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 2]),
-                  hint="n1_long_tensor")
+spec_checks.check(spec_checks.tokens_problem(run, [0, 2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

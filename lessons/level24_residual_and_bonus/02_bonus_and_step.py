@@ -292,8 +292,7 @@ quiz("l24_some_k_helps")
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], [0, 1])
 run = spec_checks.run_step(speculative_step, case, draws=[0.0], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 2]),
-                  hint="bonus_when_all_accepted")
+spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_bonus_row_k", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -310,8 +309,7 @@ spec_checks.check(spec_checks.bonus_problem(run, case))
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[1, 2])
-spec_checks.check(spec_checks.tokens_problem(run, [1, 1]) or spec_checks.one_new_token_problem(run, 1),
-                  hint="no_bonus_after_reject")
+spec_checks.check(spec_checks.tokens_problem(run, [1, 1]) or spec_checks.one_new_token_problem(run, 1))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -348,8 +346,7 @@ for draws, accepted in (([0.9], 0), ([0.1, 0.9], 1), ([0.1, 0.1], 3)):
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([], [[0.1, 0.2, 0.7]], [])
 run = spec_checks.run_step(speculative_step, case, draws=[], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_problem(run, case),
-                  hint="empty_draft_bonus")
+spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_problem(run, case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -358,8 +355,7 @@ spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_prob
 case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET + [spec_checks.VISIBLE_BONUS_ROW], [0, 1],
                         tokens_as="tensor")
 run = spec_checks.run_step(speculative_step, case, draws=[0.1], picks=[3])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]),
-                  hint="n2_long_tensor")
+spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
