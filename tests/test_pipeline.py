@@ -7,7 +7,7 @@ import pytest
 from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, NOTEBOOKS, demo, pipeline, template
 
 # What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
-EXPECTED = {"ada": (15, 19), "ben": (15, 8), "cy": (9, 10), "dee": (4, 19)}
+EXPECTED = {"ada": (15, 19), "ben": (15, 13), "cy": (11, 15), "dee": (10, 19)}
 
 
 def test_example_class_gets_the_expected_scores(graded_course):
