@@ -366,7 +366,10 @@ def number_line_svg(verdict, width=560):
                   f"fill='{fills[kind]}'{bold}>{html.escape(label['text'])}</text>")
     accept_w = span * verdict.threshold
     return (
-        f"<svg class='spec-number-line' width='{width}' height='124' xmlns='http://www.w3.org/2000/svg' "
+        # viewBox and max-width: on a narrow screen (a phone, 375 px) the whole drawing shrinks to the output's
+        # width instead of being cut at the right edge (r and the "1" end hidden; issue 42 item 2).
+        f"<svg class='spec-number-line' width='{width}' height='124' viewBox='0 0 {width} 124' "
+        f"style='max-width: 100%; height: auto' xmlns='http://www.w3.org/2000/svg' "
         f"font-family='sans-serif' font-size='13'>"
         f"<rect class='accept-zone' x='{pad}' y='{y - 10}' width='{accept_w:.1f}' height='20' "
         f"fill='#86efac' opacity='0.8'/>"
