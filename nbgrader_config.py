@@ -95,5 +95,8 @@ if SandboxedExecute:
     PageExporter.configure(c)
 c.ClearHiddenTests.enforce_metadata = True
 # The feedback page has no widget manager: show each widget's static picture (its text/html).
-c.NbConvertBase.display_data_priority = ["text/html", "application/pdf", "text/latex", "image/svg+xml",
-                                         "image/png", "image/jpeg", "text/markdown", "text/plain"]
+# Set on the pages' data-type filters (WidgetsDataTypeFilter is HTMLExporter's), not on NbConvertBase: there every
+# nbgrader preprocessor, which has its own fixed list, logged "Config option not recognized" (30 lines a run, issue 41).
+c.WidgetsDataTypeFilter.display_data_priority = c.DataTypeFilter.display_data_priority = [
+    "text/html", "application/pdf", "text/latex", "image/svg+xml", "image/png", "image/jpeg", "text/markdown",
+    "text/plain"]

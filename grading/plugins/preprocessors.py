@@ -178,9 +178,11 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
         cell.outputs = []
         for error in errors[:1]:
             message = f"{error.ename}: {error.evalue}".strip()
+            failed = self._check_failed(resources)
+            space = "" if "\u3000" <= failed[-1:] <= "\u303f" or "\uff00" <= failed[-1:] <= "\uffef" else " "  # 。 takes no space after it
             cell.outputs.append(
                 {"output_type": "error", "ename": error.ename, "evalue": error.evalue,
-                 "traceback": [f"{self._check_failed(resources)} {message}"]})
+                 "traceback": [f"{failed}{space}{message}"]})
         return cell, resources
 
     @staticmethod
@@ -476,6 +478,18 @@ class PageExporter(HTMLExporter):
         # 'feedback/index.html.j2' (extended) and bootstrap.min.css (included), as nbgrader's own feedback finds them
         c.PageExporter.extra_template_paths = [str(formgrader / "templates"),
                                                str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")]
+
+    @property
+    def default_config(self):
+        """HTMLExporter's, with its list of preferred output types set on the filter that reads it
+        (WidgetsDataTypeFilter), not on NbConvertBase: there each of nbgrader's feedback preprocessors, which
+        has its own fixed list, logged "Config option not recognized" once a run (issue 41)."""
+        c = super().default_config.copy()
+        base = c.get("NbConvertBase")
+        if base is not None and "display_data_priority" in base:
+            priority = base.pop("display_data_priority")
+            c.WidgetsDataTypeFilter.setdefault("display_data_priority", priority)
+        return c
 
     def _preprocess(self, nb, resources):
         from grading import language
