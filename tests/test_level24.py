@@ -420,3 +420,43 @@ def test_the_speedup_curves_static_picture_is_what_its_sliders_draw(alpha, k, c)
 
     live = sw.speedup_widget(alpha, k, c)
     assert live.children[-1].value in shown(live)["text/html"]
+
+
+# ------------------------------------------------------------------ issue 42 item 5: the speed-up pictures
+
+def test_speedup_axis_labels_never_crowd_even_at_alpha_099():
+    import re
+
+    for alpha in (0.0, 0.5, 0.75, 0.9, 0.95, 0.99):
+        svg = sw.speedup_svg(sw.speedup_view(alpha, 4, 0.0))
+        ys = sorted(float(y) for y in re.findall(r"<text x='36' y='([\d.]+)' text-anchor='end'>", svg))
+        assert 2 <= len(ys) <= 8, (alpha, ys)
+        assert min(b - a for a, b in zip(ys, ys[1:])) >= 16, f"α = {alpha}: y labels {ys} closer than 16 px"
+    assert sw.y_ticks(17.6) == [0, 5, 10, 15] and sw.y_ticks(4.0) == [0, 1, 2, 3, 4]
+
+
+def test_no_best_k_ring_when_no_k_beats_plain_decoding():
+    none = sw.speedup_view(0.25, 1, 0.3)  # α < c: Corollary 3.9, no K gives a speed-up
+    assert not none["helps"] and "class='best'" not in sw.speedup_svg(none)
+    assert "no K beats plain decoding" in none["text"] and "best K" not in none["text"]
+    some = sw.speedup_view(0.8, 3, 0.1)
+    assert some["helps"] and "class='best'" in sw.speedup_svg(some) and "best K" in some["text"]
+
+
+def test_speedup_svg_shrinks_to_a_narrow_screen():
+    svg = sw.speedup_svg(sw.speedup_view(0.75, 4, 0.05))
+    assert "viewBox='0 0 560 230'" in svg and "max-width: 100%" in svg
+
+
+def test_best_k_chart_paper_labels_do_not_overlap():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = sw.best_k_figure()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts if t.get_gid() == "paper-label"]
+    plt.close(fig)
+    assert len(boxes) == 2 and not boxes[0].overlaps(boxes[1]), boxes

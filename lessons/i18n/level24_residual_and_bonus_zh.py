@@ -575,6 +575,7 @@ HELPERS = {
             "first_emitted": "输出的第一个 token",
             "share_of_runs": "占 {n} 次运行的比例",
             "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
+            "speedup_text_none": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；这里没有哪个 K 比普通解码（1×）更快",
             "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
             "headline": ["英译德，t = 0（贪心）：α = 0.75", "英译德，t = 1（采样）：α = 0.62"],
             "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",

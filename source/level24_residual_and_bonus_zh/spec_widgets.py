@@ -149,6 +149,7 @@ TEXT = {
     "first_emitted": "输出的第一个 token",
     "share_of_runs": "占 {n} 次运行的比例",
     "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
+    "speedup_text_none": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；这里没有哪个 K 比普通解码（1×）更快",
     "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
     "headline": [
         "英译德，t = 0（贪心）：α = 0.75",
@@ -407,11 +408,19 @@ def speedup_view(alpha, k, c, k_max=K_MAX):
     """Everything the speed-up picture shows, as plain values."""
     curve = [expected_speedup(alpha, j, c) for j in range(1, k_max + 1)]
     best = best_k(alpha, c, k_max)
-    return dict(alpha=alpha, k=k, c=c, curve=curve, best=best, best_speedup=curve[best - 1],
+    helps = curve[best - 1] > 1  # some K beats plain decoding (Corollary 3.9: exactly when α > c)
+    return dict(alpha=alpha, k=k, c=c, curve=curve, best=best, best_speedup=curve[best - 1], helps=helps,
                 speedup=expected_speedup(alpha, k, c), tokens=expected_tokens_per_call(alpha, k),
-                text=TEXT["speedup_text"].format(k=k, tokens=f"{expected_tokens_per_call(alpha, k):.2f}",
-                                                 speedup=f"{expected_speedup(alpha, k, c):.2f}", best=best,
-                                                 best_speedup=f"{curve[best - 1]:.2f}"))
+                text=TEXT["speedup_text" if helps else "speedup_text_none"].format(
+                    k=k, tokens=f"{expected_tokens_per_call(alpha, k):.2f}", speedup=f"{expected_speedup(alpha, k, c):.2f}",
+                    best=best, best_speedup=f"{curve[best - 1]:.2f}"))
+
+
+def y_ticks(top, most=8):
+    """The y-axis labels of the speed-up picture, 0 to ``top``: every 1×, 2×, 5×, 10×... so that at most ``most``
+    labels share the axis (at α = 0.99 the curve reaches about 16×: 1× apart, 17 labels would collide)."""
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if int(top) // s + 1 <= most)
+    return list(range(0, int(top) + 1, step))
 
 
 def speedup_svg(view, width=560, height=230):
@@ -425,19 +434,20 @@ def speedup_svg(view, width=560, height=230):
     grid = "".join(
         f"<line x1='{pad_l}' y1='{y_of(s):.1f}' x2='{width - pad_r}' y2='{y_of(s):.1f}' stroke='#e5e7eb'/>"
         f"<text x='{pad_l - 6}' y='{y_of(s) + 4:.1f}' text-anchor='end'>{s}×</text>"
-        for s in range(0, int(top) + 1))
+        for s in y_ticks(top))
     ticks = "".join(f"<text x='{x_of(k):.1f}' y='{height - pad_b + 16}' text-anchor='middle'>{k}</text>"
                     for k in range(1, len(curve) + 1))
     best, k = view["best"], view["k"]
+    ring = (f"<circle class='best' cx='{x_of(best):.1f}' cy='{y_of(curve[best - 1]):.1f}' r='7' fill='none' "
+            f"stroke='#16a34a' stroke-width='2.5'/>" if view["helps"] else "")  # no best K when none beats 1×
     return (
-        f"<svg class='spec-speedup' width='{width}' height='{height}' xmlns='http://www.w3.org/2000/svg' "
+        f"<svg class='spec-speedup' width='{width}' height='{height}' viewBox='0 0 {width} {height}' "
+        f"style='max-width: 100%; height: auto' xmlns='http://www.w3.org/2000/svg' "
         f"font-family='sans-serif' font-size='12'>{grid}"
         f"<line x1='{pad_l}' y1='{y_of(1):.1f}' x2='{width - pad_r}' y2='{y_of(1):.1f}' stroke='#9ca3af' "
         f"stroke-dasharray='4 3'/>"
         f"<polyline class='curve' points='{points}' fill='none' stroke='#2563eb' stroke-width='2.5'/>"
-        f"<circle class='best' cx='{x_of(best):.1f}' cy='{y_of(curve[best - 1]):.1f}' r='7' fill='none' "
-        f"stroke='#16a34a' stroke-width='2.5'/>"
-        f"<circle class='current' cx='{x_of(k):.1f}' cy='{y_of(curve[k - 1]):.1f}' r='4.5' fill='#dc2626'/>"
+        f"{ring}<circle class='current' cx='{x_of(k):.1f}' cy='{y_of(curve[k - 1]):.1f}' r='4.5' fill='#dc2626'/>"
         f"{ticks}<text x='{(width + pad_l) / 2:.0f}' y='{height - pad_b + 32}' text-anchor='middle'>"
         f"{html.escape(TEXT['speedup_axis'])}</text>"
         f"<text class='verdict' x='{pad_l}' y='{height - 6}' font-weight='bold' fill='#111'>"
@@ -507,10 +517,12 @@ def best_k_figure(costs=BEST_K_COSTS):
     fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
     for c, points in best_k_curves(costs).items():
         ax.step([a for a, _ in points], [k for _, k in points], where="mid", label=TEXT["best_k_label"].format(c=c))
-    for label, alpha, _, k in HEADLINE:
+    # The paper's two points share γ = 7, 0.13 apart in α: one label above-left, the other below-right, never
+    # on top of each other (issue 42 item 5).
+    for (label, alpha, _, k), (dx, dy, ha, va) in zip(HEADLINE, [(6, -6, "left", "top"), (-6, 6, "right", "bottom")]):
         ax.plot([alpha], [k], "ko")
         ax.annotate(TEXT["best_k_paper"].format(alpha=alpha, k=k), (alpha, k), textcoords="offset points",
-                    xytext=(-60, 8), fontsize=8)
+                    xytext=(dx, dy), ha=ha, va=va, fontsize=8, gid="paper-label")
     ax.set_xlabel(TEXT["best_k_xlabel"])
     ax.set_ylabel(TEXT["best_k_ylabel"].format(k_max=K_MAX))
     ax.set_xlim(0, 1)
