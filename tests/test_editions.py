@@ -66,6 +66,10 @@ def test_the_edition_names_the_same_mistake_in_its_words_and_no_message_is_engli
     english = [(m, hits) for m in messages if (hits := english_sentences(m))]
     assert not english, english[:3]
     assert answer.full_marks == (not messages)
+    # what the grader writes, as the student reads it: the glossary's terms, full-width punctuation, no stray space
+    from test_glossary_zh import faults
+    found = [(text, hits) for text in messages + [line] if (hits := faults(text))]
+    assert not found, found[:3]
 
 
 def test_the_comparison_can_fail():

@@ -88,7 +88,7 @@ def test_feedback_gives_the_diagnosis_first_and_above_the_hidden_checks(graded_c
 def test_chinese_feedback_names_the_failed_checks_and_the_mistake_in_chinese(graded_course):
     from conftest import ZH
     text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break", ZH))
-    assert "检查未通过。 AssertionError: verify_draft 返回了 [1, 3]；正确答案在这里返回 [1]。" \
+    assert "检查未通过。AssertionError: verify_draft 返回了 [1, 3]；正确答案在这里返回 [1]。" \
            "这一项未通过，正是上面诊断指出的那个错误造成的。" in text  # the hidden check's facts, and its cause
     assert "token 30 被拒绝后 token 40 又出现了" in text   # the visible test's message
     assert "诊断：拒绝之后你用了 continue" in text

@@ -191,12 +191,13 @@ BAD_SPACE = re.compile(f"(?<=[{build.CJK}]) (?=[{build.CJK}])|(?<=[{FULL_WIDTH}]
 
 
 def zh_text(name):
-    """The union of a name (GLOSSARY, LATIN) over every zh edition's text file: one course, one vocabulary."""
-    out = {} if name == "GLOSSARY" else set()
-    for edition in ZH:
-        value = getattr(build.load_i18n(edition), name, None) or ({} if name == "GLOSSARY" else [])
-        out.update(value)
-    return out
+    """GLOSSARY or LATIN of lessons/i18n/glossary_zh.py: one course, one vocabulary for every zh edition (issue 43)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_glossary_zh", ROOT / "lessons" / "i18n" / "glossary_zh.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(module.GLOSSARY) if name == "GLOSSARY" else set(module.LATIN)
 
 
 # Tags whose text a browser shows apart from its neighbours' (a static widget's SVG puts each label in a <text>).

@@ -22,7 +22,7 @@ from grading.sandbox.kernel_harness import answer, encode, load_private
 from grading.judge.verdicts import MAX_NODES, Judge, KernelGone, decode, segments
 
 L24 = "level24_residual_and_bonus"
-NOT_SHOWN = "(not shown for hidden checks)"
+NOT_SHOWN = "[hidden]"
 
 
 def answer_code(notebook, name, assignment=ASSIGNMENT):

@@ -36,9 +36,9 @@ FRAME = {
            "follows": " This follows from the mistake named in the diagnosis above.",
            "sep": "; "},
     "zh": {"prefix": "诊断：",
-           "none": "无：你的函数在每项检查中的行为都和正确答案一样。",
+           "none": "没有发现错误，你的函数在每项检查中的行为都和正确答案一样。",
            "unknown": "你的函数的行为不像我们认识的任何一种错误，所以这里不点名；未通过的检查是：{checks}（下面每项都说明了它看到了什么）。",
-           "not_made": "无法诊断：{why}。",
+           "not_made": "没有做出，因为{why}。",
            "also": "（另外：{others}）",
            "follows": "这一项未通过，正是上面诊断指出的那个错误造成的。",
            "sep": "；"},
@@ -53,25 +53,25 @@ SENTENCES = {  # rule id: (en, zh)
         "your call covers the K drafts but not last_token: call the target on [last_token] + draft_tokens, K + 1 "
         "positions, so row i checks draft i and row K is the bonus row",
         "你的调用只包含 K 个草稿，没有 last_token：要对 [last_token] + draft_tokens 这 K + 1 个位置调用目标模型，"
-        "这样第 i 行检查第 i 个草稿，第 K 行是奖励行"),
+        "这样第 i 行用来检查第 i 个草稿，第 K 行用来采样额外 token"),
     "pair_no_rollback": (
         "you do not roll the cache back: after the step, crop it to start + len(tokens) so rejected drafts leave it",
-        "你没有回滚缓存：这一步之后要把它截到 start + len(tokens)，让被拒绝的草稿离开缓存"),
+        "你没有裁剪缓存：这一步之后要把它裁剪到 start + len(tokens)，把被拒绝的草稿从缓存中去掉"),
     "pair_crop_short": (
         "your cache keeps one position too few: last_token and every accepted draft stay, start + len(tokens)",
         "你的缓存少留了一个位置：last_token 和每个被接受的草稿都要留下，即 start + len(tokens)"),
     "pair_crop_long": (
         "your cache keeps one position too many: a rejected draft stays; crop it to start + len(tokens), since the "
         "step's new token is not in the cache yet",
-        "你的缓存多留了一个位置：一个被拒绝的草稿留在了里面；要截到 start + len(tokens)，因为这一步的新 token 还不在缓存里"),
+        "你的缓存多留了一个位置：一个被拒绝的草稿留在了里面；要裁剪到 start + len(tokens)，因为这一步的新 token 还不在缓存里"),
     "pair_cache_not_grown": (
         "your cache is no longer after a step than before it, so last_token and the accepted drafts are lost: "
         "crop it to start + len(tokens)",
-        "每一步之后你的缓存都不比这一步之前长，last_token 和被接受的草稿都丢掉了：要截到 start + len(tokens)"),
+        "每一步之后你的缓存都不比这一步之前长，last_token 和被接受的草稿都丢掉了：要裁剪到 start + len(tokens)"),
     "pair_crop_fixed": (
         "your cache keeps the same number of positions after every step, whatever was accepted: crop it to "
         "start + len(tokens)",
-        "无论接受了多少草稿，你的缓存每一步都保留同样多的位置：要截到 start + len(tokens)"),
+        "无论接受了多少草稿，你的缓存每一步都保留同样多的位置：要裁剪到 start + len(tokens)"),
     "pair_tokens_not_greedy": (
         "your target calls and your cache are right, but the tokens are not greedy decoding's: return what "
         "speculative_step gives for draft_probs and rows(logits, temperature), the target's rows at this temperature",
@@ -91,15 +91,15 @@ SENTENCES = {  # rule id: (en, zh)
         "你在 p >= q 的位置也掷了硬币（每个位置都调用 torch.rand）；像给定的循环那样，只在 p < q 的位置掷一次"),
     "ratio_q_over_p": (
         "your coin compares r with q / p; accept when r < p / q, the target's probability over the draft's",
-        "你的硬币把 r 和 q / p 比较；应当在 r < p / q 时接受，即目标概率除以草稿概率"),
+        "你掷硬币时拿 r 和 q / p 比较；应当在 r < p / q 时接受，p / q 是目标概率除以草稿概率"),
     "residual_from_p": (
         "you sample the correction from p, the target's row; after a rejection sample from the normalised residual "
         "max(0, p - q)",
-        "你从目标的那一行 p 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
+        "你从目标模型的那一行 p 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
     "residual_from_q": (
         "you sample the correction from q, the draft's row; after a rejection sample from the normalised residual "
         "max(0, p - q)",
-        "你从草稿的那一行 q 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
+        "你从草稿模型的那一行 q 中采样修正 token；拒绝之后应从归一化的残差 max(0, p - q) 中采样"),
     "residual_not_normalised": (
         "you pass max(0, p - q) to torch.multinomial without normalising it: divide it by its sum first",
         "你把 max(0, p - q) 直接交给 torch.multinomial，没有归一化：先除以它的和"),
@@ -109,7 +109,7 @@ SENTENCES = {  # rule id: (en, zh)
     "residual_row_zero": (
         "your residual comes from row 0 whatever position was rejected: take max(0, p - q) of row i, the rejected "
         "position",
-        "无论在哪个位置拒绝，你的残差都来自第 0 行：取被拒绝的位置 N 那一行（第 i 行）的 max(0, p - q)"),
+        "无论在哪个位置拒绝，你的残差都来自第 0 行：应取被拒绝位置的那一行（第 i 行）的 max(0, p - q)"),
     "residual_other_row": (
         "your residual reads another row than the rejected position's (of target_probs, of draft_probs, or of both): "
         "take max(0, p - q) of row i in both, target_probs[i] - draft_probs[i]",
@@ -124,8 +124,8 @@ SENTENCES = {  # rule id: (en, zh)
     "bonus_other_row": (
         "your bonus is not sampled from target_probs[K] itself (another row, the draft's, or weights made from them): "
         "pass the target's row after the last draft, target_probs[K], to torch.multinomial, K = len(draft_tokens)",
-        "你的额外（bonus）token 不是从 target_probs[K] 本身采样的（而是另一行、草稿模型的行，或由它们算出的权重）："
-        "应把最后一个草稿之后的目标行 target_probs[K] 交给 torch.multinomial，K = len(draft_tokens)"),
+        "你的额外 token 不是从 target_probs[K] 本身采样的（而是另一行、草稿模型的行，或由它们算出的权重）："
+        "应把目标模型在最后一个草稿之后的那一行 target_probs[K] 交给 torch.multinomial，K = len(draft_tokens)"),
     "coin_reversed": (
         "your coin keeps the token when r >= p / q and rejects it when r < p / q, the other way round: accept when "
         "r < p / q",
@@ -145,7 +145,7 @@ SENTENCES = {  # rule id: (en, zh)
         "draft it subtracts); row i of target_probs and row i of draft_probs are the same position (the target's "
         "extra row K is only the bonus's): take max(0, target_probs[i] - draft_probs[i])",
         "你的残差读的是目标模型的第 i + 1 行，即下一个位置的行（测试分辨不出减去的是草稿模型的哪一行）；target_probs 的第 i 行和 "
-        "draft_probs 的第 i 行对应同一个位置（目标模型多出的第 K 行只给额外（bonus）token 用）：取 "
+        "draft_probs 的第 i 行对应同一个位置（目标模型多出的第 K 行只给额外 token 用）：取 "
         "max(0, target_probs[i] - draft_probs[i])"),
     "residual_min": (
         "your correction comes from min(p, q), the part the two models share, which acceptance already covers; "
@@ -193,7 +193,7 @@ SENTENCES = {  # rule id: (en, zh)
         "拒绝之后你没有调用 torch.multinomial 就加了一个 token（random.choices、numpy 等）：用 torch.multinomial(residual, 1) 采样修正 token"),
     "correction_appends_position": (
         "you sample the correction but append the position i, not the token torch.multinomial returned",
-        "你采样了修正 token，却 append 了位置 i，而不是 torch.multinomial 返回的 token"),
+        "你采样了修正 token，却追加了位置 i，而不是 torch.multinomial 返回的 token"),
     "two_corrections": (
         "you add two tokens after a rejection (two samples); a rejection adds exactly one token, "
         "torch.multinomial(residual, 1)",
@@ -213,37 +213,37 @@ SENTENCES = {  # rule id: (en, zh)
         "你的函数改动了输入（draft_probs、target_probs 或 draft_tokens），例如在某一行上原地做 -=、clamp_ 或 /=：在新的张量里计算"),
     "bonus_row_k_minus_1": (
         "your bonus comes from target_probs[K-1], the last drafted position; the next token's row is target_probs[K]",
-        "你的额外（bonus）token 来自 target_probs[K-1]，即最后一个草稿位置；下一个 token 的分布是 target_probs[K]"),
+        "你的额外 token 来自 target_probs[K-1]，即最后一个草稿位置；下一个 token 的分布是 target_probs[K]"),
     "bonus_from_draft": (
         "your bonus comes from the draft's row; it is a token of the target: sample it from target_probs[K]",
-        "你的额外（bonus）token 来自草稿的那一行；它是目标模型的 token：从 target_probs[K] 中采样"),
+        "你的额外 token 来自草稿模型的那一行；它是目标模型的 token：从 target_probs[K] 中采样"),
     "bonus_argmax": (
         "you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with "
         "torch.multinomial",
-        "你取了 target_probs[K] 中概率最大的 token（argmax）作为额外（bonus）token，而不是用 torch.multinomial 采样"),
+        "你取了 target_probs[K] 中概率最大的 token（argmax）作为额外 token，而不是用 torch.multinomial 采样"),
     "no_bonus_empty_draft": (
         "with an empty draft (K = 0) your step returns no token; every step adds one: with nothing to verify, the "
         "bonus sampled from target_probs[0] is the step's token (add it whether or not anything was accepted)",
-        "草稿为空（K = 0）时，你这一步没有返回任何 token；每一步都会追加一个 token：没有可验证的草稿时，从 target_probs[0] 中采样的额外（bonus）token 就是这一步的 "
+        "草稿为空（K = 0）时，你这一步没有返回任何 token；每一步都会追加一个 token：没有可验证的草稿时，从 target_probs[0] 中采样的额外 token 就是这一步的 "
         "token（无论有没有草稿被接受，都要追加它）"),
     "no_bonus": (
         "no bonus token: when every draft is accepted, append one token sampled from target_probs[K]",
-        "没有额外（bonus）token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并 append"),
+        "没有额外 token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并追加"),
     "bonus_replaces_last": (
         "your bonus replaces the last accepted token; it comes after all K accepted drafts, so the step returns "
         "K + 1 tokens",
-        "你的额外（bonus）token 替换了最后一个被接受的 token；它排在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token"),
+        "你的额外 token 替换了最后一个被接受的 token；它排在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token"),
     "bonus_before_coins": (
         "you draw the bonus before the coins (torch.multinomial first); draw it only after every draft was accepted",
-        "你在掷硬币之前就抽取了额外（bonus）token（先调用 torch.multinomial）；只在所有草稿都被接受之后抽取"),
+        "你在掷硬币之前就抽取了额外 token（先调用 torch.multinomial）；只在所有草稿都被接受之后抽取"),
     "bonus_after_reject": (
         "you add a bonus token after a rejection too; the correction is the step's only new token: return right "
         "after it",
-        "拒绝之后你也加了额外（bonus）token；修正 token 是这一步唯一的新 token：append 之后立即 return"),
+        "拒绝之后你也加了额外 token；修正 token 是这一步唯一的新 token：追加它之后立即 return"),
     "empty_draft_error": (
         "your function raises an error for an empty draft (K = 0), where the step is the bonus from target_probs[0] "
         "alone, with K = len(draft_tokens)",
-        "草稿为空（K = 0）时你的函数抛出错误，而这时这一步只有来自 target_probs[0] 的额外（bonus）token，K = len(draft_tokens)"),
+        "草稿为空（K = 0）时你的函数抛出错误，而这时这一步只有来自 target_probs[0] 的额外 token，K = len(draft_tokens)"),
     "multinomial_refused": (
         "torch.multinomial refused the weights you gave it (a negative, nan or inf value, or all zero): the residual "
         "is max(0, p - q) (clamped at 0), divided by its sum",
@@ -254,11 +254,11 @@ SENTENCES = {  # rule id: (en, zh)
     "extra_token_all_accepted": (
         "when every draft is accepted you add a token anyway; in this notebook the step then returns the accepted "
         "drafts alone (notebook 2 adds the bonus)",
-        "所有草稿都被接受时你仍然加了一个 token；在这个 notebook 里，这时这一步只返回被接受的草稿（notebook 2 才加额外（bonus）token）"),
+        "所有草稿都被接受时你仍然加了一个 token；在这个 notebook 里，这时这一步只返回被接受的草稿（notebook 2 才加额外 token）"),
     "bonus_error": (
         "your function raises an error when every draft is accepted, where the bonus is sampled from "
         "target_probs[K], K = len(draft_tokens)",
-        "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外（bonus）token，K = len(draft_tokens)"),
+        "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外 token，K = len(draft_tokens)"),
     "not_token_ids": (
         "your function returns a list holding something other than token ids (a float such as p, or a tensor such "
         "as draft_tokens[i] or torch.multinomial's [1]): append each token as a Python int, token_id itself or "
@@ -314,7 +314,7 @@ SENTENCES = {  # rule id: (en, zh)
         "target_probs[i, token_id], and q the draft's (Chen et al. 2023 use the letters the other way, q for the "
         "target)",
         "你从 draft_probs 读 p、从 target_probs 读 q，正好反了：p 是目标模型的概率 target_probs[i, token_id]，"
-        "q 是草稿模型的（Chen 等人 2023 的论文中字母用法相反，用 q 表示目标模型）"),
+        "q 是草稿模型的（Chen 等（2023）的字母用法相反，用 q 表示目标模型）"),
     "prefix_reversed": (
         "your tokens come back in reverse order (insert(0, ...) or the like): add each accepted token at the end, "
         "accepted_tokens.append(token_id)",
@@ -325,7 +325,7 @@ SENTENCES = {  # rule id: (en, zh)
         "often (probability p / q), but the lesson's rule, which the tests follow with scripted values of r, is accept "
         "when r < p / q, the bottom of [0, 1), as in Leviathan et al.'s Algorithm 1",
         "你在 r 落在 [0, 1) 中靠近 1 的那段长为 p / q 的区间时接受（r > 1 - p / q，或 r >= 1 - p / q）：这种情况发生的概率同样是 "
-        "p / q，但课程的规则是在 r < p / q 时接受，即 r 落在 [0, 1) 中靠近 0 的那一段（与 Leviathan 等人论文中的算法 1 一致），"
+        "p / q，但课程的规则是在 r < p / q 时接受，即 r 落在 [0, 1) 中靠近 0 的那一段（与 Leviathan 等（2023）的算法 1 一致），"
         "测试中预设的 r 值也是按这条规则给出的"),
     "second_coin": (
         "after a failed coin you draw r again (a second torch.rand) and go on when that one is below p / q; one coin "

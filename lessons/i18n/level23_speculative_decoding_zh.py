@@ -40,8 +40,8 @@ CELLS = {
 草稿模型给出的是 `q`。
 
 这两个数从哪里来：在位置 `i`，每个模型用 softmax 把自己的 logits 变成整个词表上的概率分布。草稿模型从自己的这一行里
-*采样*出它的 token，所以 `q` 是它提出这个 token 的概率，`p` 是目标模型给这个 token 的概率。（Chen 等人（2023）
-的记号正好相反：那里 `p` 是草稿，`q` 是目标。本课程沿用 Leviathan 等人（2023）的记号。）
+*采样*出它的 token，所以 `q` 是它提出这个 token 的概率，`p` 是目标模型给这个 token 的概率。（Chen 等（2023）
+的记号正好相反：那里 `p` 是草稿，`q` 是目标。本课程沿用 Leviathan 等（2023）的记号。）
 """),
         "what-you-need": ("5d67c551", """
 ## 先补的知识
@@ -155,7 +155,7 @@ CELLS = {
 在 Mission 1 中，每个 `p < q` 的位置都直接停止循环。这样会丢掉本该留下的 token：草稿模型虽然过于自信，这个 token 却仍可能是对的。
 现在你来完成验证中“接受前缀”的部分，然后写出官方题目：`verify_draft`，它返回留下来的草稿 token。
 
-它在完整算法中的位置（Leviathan 等人 2023，算法 1）：第一次拒绝之后，投机采样会从残差 `max(0, p - q)`
+它在完整算法中的位置（Leviathan 等（2023）的算法 1）：第一次拒绝之后，投机解码会从残差 `max(0, p - q)`
 （归一化后）中抽取一个*修正* token；当 `K` 个草稿全部被接受时，它会从目标模型的下一行再抽取一个额外（bonus）token。
 有了这两个 token，输出才精确服从目标模型，但它们不属于本关：这里你写的是它们之前的那段前缀。
 
@@ -210,7 +210,7 @@ CELLS = {
 2. `if r < p / q:` 成功则追加当前的 `token_id`；
 3. `else: break`，失败立即终止整个循环。
 
-为什么用严格的 `<`？Leviathan 等人只在 `r > p/q` 时拒绝，所以 `r = p/q` 时他们接受。由于 `torch.rand` 取值于
+为什么用严格的 `<`？Leviathan 等（2023）只在 `r > p/q` 时拒绝，所以 `r = p/q` 时他们接受。由于 `torch.rand` 取值于
 `[0, 1)`，两种规则的接受概率都是 `p/q`，所以两者都精确。本课程约定用严格比较，测试也按这个约定检查：这样即使 `r`
 恰好是 `0.0`，`p == 0` 也会被拒绝。
 """),
@@ -220,7 +220,7 @@ CELLS = {
 可见测试把 `torch.rand` 临时替换成一个替身：第一次调用返回 `0.5`，第二次返回 `0.9`。因此**随机调用的次数和顺序**
 也是测试的一部分：位置 0 有 `p >= q`，不能提前消耗随机数。否则位置 1 拿到的是 `0.9` 而不是 `0.5`，就会被拒绝。
 
-下面把可见测试按位置逐项回放，使用脚本化的随机数：
+下面把可见测试按位置逐项回放，使用预设的随机数：
 """),
         "syntax-warm-up": ("e8257ff1", """
 ## 语法热身：按通过率逐关检查，失败立即停止
@@ -279,7 +279,7 @@ CELLS = {
         "replay-yours": ("8599c78e", """
 ## 回放你自己的函数
 
-还是同样的回放，这次用脚本化的随机数运行**你自己的** `verify_draft`：每个随机数被哪个位置用掉、哪里与期望不同，一目了然。
+还是同样的回放，这次用预设的随机数运行**你自己的** `verify_draft`：每个随机数被哪个位置用掉、哪里与期望不同，一目了然。
 调试随机数的顺序，这是最快的办法。
 """),
         "mean-length": ("2a35cb63", r"""
@@ -315,7 +315,7 @@ COMMENTS = {
     "p < q: Mission 2 replaces this stop with a coin flip.": "p < q：Mission 2 会把这里的停止换成一次掷硬币。",
     "When your notebook is graded, the grader writes here, in one line, which known mistake your":
         "批改你的 notebook 时，批改程序会在这里用一行写出：你的 verify_draft",
-    'verify_draft behaves like (or "none").': "的行为像哪一种已知错误（或“无”）。",
+    'verify_draft behaves like (or "none").': "的行为像哪一种已知错误（或者没有发现错误）。",
     "Hidden check: p == q is accepted, and p just below q (0.4995 against 0.5) is not.":
         "隐藏检查：p == q 时接受；p 略小于 q（0.4995 对 0.5）时不接受。",
     "Hidden check: every position has p >= q, so every token comes back.": "隐藏检查：每个位置都有 p >= q，所以每个 token 都返回。",
@@ -384,29 +384,7 @@ STRINGS = {
         "平均接受数：{mean_length:.2f}   期望：{spec_checks.expected_length(case):.2f}",
 }
 
-# One term per idea (tests/test_i18n.py checks every zh edition's text against every zh GLOSSARY):
-# {idea: (the term this edition uses, [regular expressions of the variants it must not use])}.
-# Code names (in backticks, or like accepted_tokens.append(...)) are not prose and are not checked.
-GLOSSARY = {
-    "a draft position": ("位置 N（从 0 数起）", [r"第\s*\d+\s*项"]),
-    "drawing a random number": ("抽随机数 / 抽取", [r"调用随机数", r"生成随机数", r"调用任何随机数"]),
-    "the residual max(0, p - q)": ("残差", [r"剩余的"]),
-    "the bonus token": ("额外（bonus）token", [r"奖励"]),
-    "shape": ("形状", [r"(?<![.\w])shape(?![\w(])"]),
-    "a Python list": ("列表", [r"Python list\b", r"(?<![.\w])list(?![\w(\[])"]),
-    "to append": ("追加", [r"(?<![.\w])append(?![\w(])"]),
-    "the given break": ("预先写好的 break", [r"给定的\s*`?break"]),
-}
-
-# Words this edition keeps in Latin letters (names of things, not English sentences): every other
-# English word a student sees, in the text or in what a cell prints, is a fault (tests/test_i18n.py).
-LATIN = [
-    "Level", "Mission", "TODO", "token", "tokens", "notebook", "Python", "JupyterLab", "Validate", "YOUR", "CODE",
-    "HERE", "softmax", "logits", "torch", "rand", "item", "max", "min", "float", "int", "list", "tuple",
-    "Tensor", "LongTensor", "True", "False", "None", "if", "else", "for", "break", "continue", "return", "raise",
-    "from", "import", "random", "numpy", "np", "append", "shape", "bonus", "Leviathan", "Chen", "vocab",
-    "Noto", "Sans", "CJK", "SC", "JP", "TC", "os", "exit", "id", "ids", "multinomial", "inf", "nan", "bigram", "CPU",
-]
+# The terms and the words kept in Latin letters of every Chinese edition: lessons/i18n/glossary_zh.py.
 
 # The grader's own messages in this edition (grading/judge/grader_text.py holds the English and the ids).
 GRADER = {
@@ -452,7 +430,7 @@ HELPERS = {
             "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
             "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请追加 token_id",
             "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
-            "value": "（隐藏检查不显示）",
+            "value": "[隐藏]",
         },
         "visible": {
             "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",

@@ -12,9 +12,9 @@ Everything here is text; the code is the English edition's (grading/build/notebo
 What is the same in every Chinese edition (the words of the shared spec_quiz, the diagnosis line's frame,
 the code stub, "check failed") is taken from Level 23's edition, not copied.
 
-Terms, as in Level 23's edition and the original lesson page: 草稿模型, 目标模型, 目标概率 p, 草稿概率 q,
-接受, 拒绝, 位置 N (0-based), 残差分布 (the normalised max(0, p - q)), 修正 token, 额外（bonus）token,
-形状, 列表, 追加; code identifiers stay as they are. Each Chinese paragraph is one line (a line break
+Terms: lessons/i18n/glossary_zh.py, one glossary for every Chinese edition (草稿模型, 目标模型, 投机解码, 修正 token,
+额外 token, 裁剪 the cache, ...), with its typesetting rules (full-width punctuation, ×, Leviathan 等（2023）);
+tests/test_glossary_zh.py checks them. Code identifiers stay as they are. Each Chinese paragraph is one line (a line break
 between two Chinese characters renders as a space).
 """
 
@@ -28,11 +28,11 @@ _spec.loader.exec_module(_LEVEL23)
 CELLS = {
     "01_correction_token": {
         "title": ("962f8c06", """
-# Level 24 · 投机采样 · Notebook 1：为什么它是精确的，以及修正 token
+# Level 24 · 投机解码 · Notebook 1：结果为什么精确，以及修正 token
 
-Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。单靠这些，输出**并不**服从目标模型的分布。这里你先用数字算出缺了什么，再把它写出来：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
+Level 23 写出的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。只做到这一步，输出**并不**服从目标模型的分布。这个 notebook 先用具体的数字算出缺了哪一块，再由你把它补上：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
 
-同一个算法，两个名字。Leviathan 等人 (2023) 把整个方法叫作*投机解码*（speculative decoding），把其中“接受或修正”的规则叫作*投机采样*（speculative sampling）（他们的第 2.3 节）；Chen 等人 (2023) 把整个方法叫作投机采样。Level 23 用的是前一个名字，本关用后一个。Level 23 也提到过，Chen 等人的字母是反过来的：他们的 `p` 是草稿模型，`q` 是目标模型，所以照他们的论文写的代码（`max_fn(q - p)`）算的，就是本课程写作 `max(0, p - q)` 的那个量。
+同一个算法有两个名字。Leviathan 等（2023）把整个方法叫作*投机解码*（speculative decoding），把其中“接受或修正”的那条规则叫作*投机采样*（speculative sampling）（见其第 2.3 节）；Chen 等（2023）则把整个方法都叫作“投机采样”。中文版的两关一律用“投机解码”指整个方法。Level 23 也提到过，Chen 等（2023）的字母用法与本课程相反：他们的 `p` 是草稿模型，`q` 是目标模型，所以照他们的论文写出的代码（`max_fn(q - p)`）算的，正是本课程写作 `max(0, p - q)` 的那个量。
 
 **本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
 """),
@@ -42,7 +42,7 @@ Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` �
         "idea": ("f2e582e8", """
 ## 今天的核心
 
-**一个 token `x` 被起草之后，以概率 `min(1, p(x)/q(x))` 留下，所以草稿模型提出 `x` *并且*它被留下的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
+**草稿模型提出 token `x` 之后，`x` 以概率 `min(1, p(x)/q(x))` 被留下，所以“提出 `x` 并且留下它”的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
 """),
         "why-exact": ("a1ec70bb", r"""
 ## 用数字看它为什么精确
@@ -76,9 +76,9 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 如果每个 token 都有 `p == q`，`max(0, p - q)` 全为零，归一化就成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
 """),
         "never-zero": ("9f1329a1", """
-在精确的算术里，你的代码永远走不到这一步。`torch.rand` 返回的 `r < 1`，而在 `p >= q` 的位置比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。让 `p >= q` 安全的是 `r < 1`，而不是 `r < p/q` 里的严格 `<`：换成 `<=` 也一样安全。所以拒绝要求草稿 token 满足 `p(x) < q(x)`。如果两行的和都恰好是 1，`p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，于是只要发生拒绝，残差分布的总量就一定大于零。
+如果按精确的实数运算，你的代码永远走不到这一步。`torch.rand` 返回的 `r < 1`，而在 `p >= q` 的位置比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。让 `p >= q` 安全的是 `r < 1`，而不是 `r < p/q` 里的严格 `<`：换成 `<=` 也一样安全。所以拒绝要求草稿 token 满足 `p(x) < q(x)`。如果两行的和都恰好是 1，`p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，于是只要发生拒绝，残差分布的总量就一定大于零。
 
-在 float32 下这可能不成立，因为 softmax 的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（比 0.5 大一个 float32 步长）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它被拒绝（大约每 800 万次抽取一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你加保护。生产环境里的采样器是有保护的：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 截断在最小的正浮点数而不是 0，于是全为零的残差变成均匀分布，这个偏差它自己的注释也承认了。
+在 float32 下这可能不成立，因为 softmax 的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（比 0.5 大一个 float32 步长）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它被拒绝（大约每 800 万次抽取一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你加保护。生产环境里的采样器是有保护的：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 截断在最小的正浮点数而不是 0，于是全为零的残差变成均匀分布；vLLM 的代码注释也承认这会带来一点偏差。
 """),
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
@@ -86,15 +86,15 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "problem": ("6815c5e4", """
 ## 题目：`verify_and_correct`
 
-循环就是你在 Level 23 写的 `verify_draft`，写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时发生的事（**TODO**）：
+循环就是你在 Level 23 写的 `verify_draft`，只是写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时要做的事（**TODO**）：
 
 1. **第 `i` 行**的残差：`max(0, target_probs[i] - draft_probs[i])`，例如用 `torch.clamp(..., min=0)`；
 2. 把它归一化（除以它的和）；
 3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，以 int 追加到列表，然后停止。
 
-`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，而有一项隐藏检查专门查这个。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 会构造一个新张量，输入保持不变。
+`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，而有一项隐藏检查专门查这个。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 会生成一个新张量，输入保持不变。
 
-每个草稿都被接受时，函数暂时只返回前缀：额外（bonus）token 在 notebook 2 里加上。
+每个草稿都被接受时，函数暂时只返回前缀；额外（bonus）token 留到 notebook 2 再加。
 
 如果测试报错：
 - 说修正 token *是从 p 中抽取的*或*是从 q 中抽取的*：应从残差分布中采样，而不是从某个模型的那一行；
@@ -111,9 +111,9 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "real-randomness": ("d31a931f", """
 ## 用真实的随机数检验
 
-在表格中只有一个位置的用例上运行你的函数 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；在 notebook 2 里目标模型会多一行，即第 `K` 行，它是最后一个草稿之后那个 token 的分布（额外（bonus）token 就从这里来）。
+用表格里那一个位置作为用例，把你的函数运行 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；在 notebook 2 里目标模型会多一行，即第 `K` 行，它是最后一个草稿之后那个 token 的分布（额外 token 就从这里来）。
 
-已知 token 1 *已被起草*，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被起草*并且*被留下的概率。）所以 token 1 应有 40% 的次数被输出，其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：一个正确的函数仅凭运气，得到离 `want` 至少这么远的计数的概率。接近 0 说明函数有错，大于约 0.01 就没有异常。（它是关于计数的概率，不是目标概率 `p`。）
+已知草稿模型提出的*就是* token 1，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被提出*并且*被留下的概率。）所以 token 1 应有 40% 的次数被输出，其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：假如函数是正确的，计数离 `want` 至少这么远的概率。p 值接近 0 说明函数有错，大于约 0.01 就看不出异常。（它说的是计数，和目标概率 `p` 无关。）
 """),
         "not-p": ("5300049f", """
 这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
@@ -121,16 +121,16 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "hidden-checks": ("c89ba524", """
 ## 隐藏检查
 
-首先是诊断：一行文字，说出你的函数犯的错误（如果是我们认识的错误）。它下面的单元格在这里看起来是空的。批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+最上面是诊断：批改时用一行文字指出你的函数犯了哪一种已知的错误（如果有的话）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
 """),
     },
     "02_bonus_and_step": {
         "title": ("04032fbf", """
-# Level 24 · 投机采样 · Notebook 2：额外（bonus）token、完整的一步，以及它带来的加速
+# Level 24 · 投机解码 · Notebook 2：额外 token、完整的一步，以及能快多少
 
-目标模型的一次调用会给全部 `K` 个草稿位置打分，**再多给一个**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀再加恰好一个新 token。
+目标模型调用一次，就为全部 `K` 个草稿位置各算出一行概率，**还多算一行**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀再加恰好一个新 token。
 
-然后你来测量：100,000 步与目标模型分布的对比，以及它带来的加速。
+然后你来测量：运行 100,000 步，和目标模型的分布对比，再看它能快多少。
 
 **本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
 """),
@@ -140,12 +140,12 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "idea": ("942d8089", """
 ## 今天的核心
 
-**每一步总以一个来自目标模型的 token 结束：拒绝之后是修正 token，`K` 个全部接受之后是来自第 `K` 行的额外（bonus）token。不会两个都有，也不会一个都没有。**
+**每一步总以一个来自目标模型的 token 结束：拒绝之后是修正 token，`K` 个全部接受之后是来自第 `K` 行的额外 token。不会两个都有，也不会一个都没有。**
 
 | 发生了什么 | 新 token | 采样自 |
 |---|---|---|
 | 在位置 `i` 被拒绝 | 修正 token | `max(0, target_probs[i] - draft_probs[i])`，归一化后 |
-| `K` 个全部接受 | 额外（bonus）token | `target_probs[K]` |
+| `K` 个全部接受 | 额外 token | `target_probs[K]` |
 """),
         "whole-step": ("2ef60fab", """
 ## 完整的一步：`speculative_step`
@@ -153,27 +153,27 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 循环还是你在 Level 23 写的 `verify_draft`。两个 TODO 都要写：
 
 - **TODO 1**（来自 notebook 1）：第一次拒绝时，追加一个从第 `i` 行归一化残差中采样的修正 token，然后 return；
-- **TODO 2**：循环结束之后（每个草稿都被接受），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外（bonus）token 并追加，其中 `K = len(draft_tokens)`。
+- **TODO 2**：循环结束之后（每个草稿都被接受），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外 token 并追加，其中 `K = len(draft_tokens)`。
 
 如果测试报错：
-- 说额外（bonus）token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外（bonus）token 用第 `K` 行；
-- 拒绝之后*被调用了 2 次*：修正 token 之后没有额外（bonus）token（追加修正 token 后立即 return）；
-- 全部接受时*从未被调用*：缺了额外（bonus）token。
+- 说额外 token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外 token 用第 `K` 行；
+- 拒绝之后*被调用了 2 次*：修正 token 之后没有额外 token（追加修正 token 后立即 return）；
+- 全部接受时*从未被调用*：缺了额外 token。
 """),
         "visible-test": ("0b090419", """
 ## 可见测试
 
-还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外（bonus）token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
+还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外 token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
 """),
         "experiment": ("8a578cb6", """
 ## 100,000 步：第一个 token 服从目标模型吗？
 
-真实的一步中，草稿 token 从 `q` 中采样。`simulate` 一次运行这个算法的 100,000 步（向量化：每次运行的随机数相互独立）。它不遵守你的函数的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且在知道需要哪一行之前，就为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**：Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新起草。
+在真实的一步中，草稿 token 从 `q` 中采样。`simulate` 把这个算法一次性运行 100,000 步（向量化实现，每次运行的随机数相互独立）。它没有遵守你的函数所用的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且在知道需要哪一行之前，就为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**的做法：只有 Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新生成草稿。
 
-这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外（bonus）token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
+这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外 token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
 """),
-        "experiment-reading": ("799f2f96", """
-投机采样与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“如果方法正确，计数离 `p` 这么远的概率”，它不是目标模型的概率。
+        "experiment-reading": ("45afe309", """
+投机解码与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“假如方法是正确的，计数离 `p` 至少这么远的概率”，不是目标模型给出的概率。
 """),
         "what-it-buys": ("afe3653d", r"""
 ## 它带来了什么
@@ -182,18 +182,18 @@ Level 23 对给定的草稿算出了被接受 token 数的期望 `E[accepted] = 
 
 $$E_{x \sim q}\left[\min\left(1, \frac{p(x)}{q(x)}\right)\right] = \sum_x q(x) \min\left(1, \frac{p(x)}{q(x)}\right) = \sum_x \min(p(x), q(x)) = \beta,$$
 
-这就是一个前缀的接受率（Leviathan 等人 2023，定义 3.1）。它对所有前缀的平均是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，且相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还要多加一个 token（修正 token 或额外（bonus）token），所以目标模型调用**一次**，一步平均返回
+这就是一个前缀的接受率（Leviathan 等（2023）的定义 3.1）。它对所有前缀的平均是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，且相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还要多加一个 token（修正 token 或额外 token），所以目标模型调用**一次**，一步平均返回
 
 $$E[\text{每次目标模型调用得到的 token 数}] = 1 + \alpha + \alpha^2 + \dots + \alpha^K = \frac{1 - \alpha^{K+1}}{1 - \alpha},$$
 
 这是一个等比数列求和：乘以 `1 - α` 之后，除了 `1` 和 `-α^(K+1)`，其余各项都相互抵消。验证一下：逐项求和、闭式公式，以及上面的模拟（`K = 3`，`α = 0.6`）：
 """),
         "draft-cost": ("0030e1f5", r"""
-起草不是免费的。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
+生成草稿也要花时间。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
 
 $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 
-（Leviathan 等人 2023，定理 3.8。）拖动滑块：草稿模型越好（`α` 越大），越值得多起草几个；草稿越贵（`c` 越大），起草就该越少。绿圈标出最佳的 `K`。
+（Leviathan 等（2023）的定理 3.8。）拖动滑块：草稿模型越好（`α` 越大），每一步越值得多提几个草稿；草稿越贵（`c` 越大），每一步就该少提几个。绿圈标出最佳的 `K`。
 
 两个按钮设置的是论文自己对 T5-XXL（11B）做英译德（EnDe）、以 T5-small 为草稿模型、`K = γ = 7` 时的数字。`α = 0.75` 是贪心解码（温度 0），`α = 0.62` 是标准采样（温度 1）（表 2）。`c = 0.02` 是论文根据性能分析记录对 T5-small 的估计（附录 A.3，表 4）。用这些数，公式预测 3.2× 和 2.3×；论文实测是 3.4× 和 2.6×（表 2）。在两个任务（EnDe 和 CNN/DM）上，T5-small 的 `α` 在 0.53 到 0.75 之间，实测加速比在 2.3× 到 3.4× 之间。
 """),
@@ -203,7 +203,7 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 上面的公式假设每个位置都以同样的 `α` 独立地被接受。真实的模型并非如此。下面是两个字符级模型，从 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）中瞬间拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
 """),
         "tiny-models-reading": ("9e0857fc", """
-生成的文本出自一个三元模型，所以只有一半说得通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值在不同种子之间会波动多少。而且公式的假设在这里并不成立：逐个位置变化的是该前缀的 `β = Σ min(p, q)`（定义 3.1）：空格之后几乎任何字母都可能出现，在常见单词内部两个模型的看法一致。`α` 是它的平均（推论 3.6），而后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+生成的文本出自一个三元模型，所以读起来半通不通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值在不同种子之间会波动多少。而且公式的假设在这里并不成立：逐个位置变化的是该前缀的 `β = Σ min(p, q)`（定义 3.1）：空格之后几乎任何字母都可能出现，在常见单词内部两个模型的看法一致。`α` 是它的平均（推论 3.6），而后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
 
 这里没有任何计时。打印出的加速比是公式在假设 `c = 0.05` 时给出的；对这两个查表模型来说，草稿模型的代价和目标模型差不多（`c` 约为 1），所以这一对模型根本带不来加速。Notebook 03 会给一对真实的模型计时。
 """),
@@ -213,15 +213,15 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "hidden-checks": ("d3415a80", """
 ## 隐藏检查
 
-首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外（bonus）token；额外（bonus）token 从 `target_probs[K]` 中抽取；拒绝之后没有额外（bonus）token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
 """),
         "why-return": ("e831bef4", """
-为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外（bonus）token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外（bonus）token，变成两个新 token。`return` 让这一步只以修正 token 结束。
+为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外 token，变成两个新 token。`return` 让这一步只以修正 token 结束。
 """),
         "markov": ("30af23c3", """
 ## 带上下文的完整步骤：前三个 token
 
-现在换成你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步从草稿链中逐个起草 `K = 2` 个 token，取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行是最后一个草稿之后的那一行），调用你的函数，追加它返回的内容；下一步从那里接着走。走够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 个比例与目标链自己的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外（bonus）token 取错了行，或者修正 token 取自第 0 行，在这里都会显出很大的差距。（你的函数以 Python 循环运行，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
+现在换成你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步先从草稿链中逐个采样出 `K = 2` 个草稿 token，取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行是最后一个草稿之后的那一行），调用你的函数，追加它返回的内容；下一步从那里接着走。走够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 个比例与目标链自己的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外 token 取错了行，或者修正 token 取自第 0 行，在这里都会显出很大的差距。（你的函数以 Python 循环运行，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
 """),
         "best-k": ("a438b3e4", """
 不同草稿代价 `c` 下，最佳 `K` 随 `α` 的变化。每条曲线从 `α` 超过 `c` 的地方开始：在那之下，任何 `K` 都不比普通解码快（推论 3.9，以及下面的小测验）。
@@ -229,28 +229,28 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "temperature": ("a3b729f8", """
 ## 温度与贪心解码
 
-贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机采样不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等人 2023，第 2.2 节，“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这与论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）相符。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
+贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机解码不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等（2023）第 2.2 节“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这与论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）相符。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
 """),
     },
     "03_real_pair": {
         "title": ("9f1c9ad4", """
-# Level 24 · 投机采样 · Notebook 3：一对真实的模型，实际计时
+# Level 24 · 投机解码 · Notebook 3：一对真实的模型，实际计时
 
 Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标模型是一个小的因果 **transformer**（3 层，644,000 个参数，带 KV 缓存），草稿模型是一张**二元（bigram）**表（只根据前一个字符预测下一个字符）。两者都以字符为单位读写，都从 Python 自己的标准库中学习（由 `tiny_lm.py` 训练；权重随课程一起提供，在 `tiny_lm.pt` 中）。
 
-你会看到为什么检查 `K` 个草稿只花大约一次目标模型调用，把一步投机采样接到真实的目标模型上，并在这台机器上与普通生成比较用时。
+你会看到为什么检查 `K` 个草稿只花大约一次目标模型调用，把一步投机解码接到真实的目标模型上，并在这台机器上与普通生成比较用时。
 
 **本 notebook 共 7 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 4 分。
 """),
         "checking-is-free": ("69a8c1dd", """
 ## 为什么检查几乎不花代价
 
-生成一个 token 需要调用一次目标模型：它把每个权重读一遍，算出一行。在同一次调用里给它 `K + 1` 个位置，同样只把权重读一遍，却算出 `K + 1` 行。在论文所用的加速器上，只算一个 token 的调用受限于把权重从内存里搬出来，而不是算术，所以多出来的行几乎不花代价。在这台 CPU 上，对这么小的模型，一次调用的大部分时间是它自己的固定开销（Python 和 PyTorch 为每一层准备运算）；效果是一样的。计时看看：在已缓存 64 个位置之后，一个位置与五个位置的对比（各 60 次调用的中位数）。
+生成一个 token 需要调用一次目标模型：它把每个权重读一遍，算出一行。在同一次调用里给它 `K + 1` 个位置，同样只把权重读一遍，却算出 `K + 1` 行。在论文所用的加速器上，只算一个 token 的调用，瓶颈在于把权重从内存里搬出来，而不在计算本身，所以多出来的行几乎不花代价。在这台 CPU 上，对这么小的模型，一次调用的大部分时间是它自己的固定开销（Python 和 PyTorch 为每一层准备运算）；效果是一样的。计时看看：在已缓存 64 个位置之后，一个位置与五个位置的对比（各 60 次调用的中位数）。
 """),
         "the-price": ("52ff9039", """
-**代价**。算术上没有免费的东西：每个草稿位置都要由目标模型计算，包括随后被拒绝、被丢掉的那些。Leviathan 等人 2023 算过这笔账（第 3.4 节，定理 3.11）：投机用更多的总计算量换来更少的串行调用。有 `K` 个草稿、每次调用得到 `E` 个 token 时，目标模型每输出一个 token 要计算 `(K + 1) / E` 个位置，而不是一个。
+**代价**。计算量不会凭空消失：每个草稿位置都要由目标模型算一遍，包括随后被拒绝、被丢掉的那些。Leviathan 等（2023）在第 3.4 节（定理 3.11）算过这笔账：投机解码用更多的总计算量，换来更少的串行调用。有 `K` 个草稿、每次调用得到 `E` 个 token 时，目标模型每输出一个 token 要计算 `(K + 1) / E` 个位置，而不是一个。
 
-**什么时候不划算**。只有当一次调用受限于算术以外的东西时，才有空闲的时间可用。已经忙于计算的硬件（一大批请求一起处理，或者算术本身就是瓶颈的机器）要为每一行额外付出代价，被拒绝的位置就成了纯粹的浪费。
+**什么时候不划算**。只有当一次调用的瓶颈不在计算上时，才有闲置的算力可用。已经忙于计算的硬件（一大批请求一起处理，或者计算本身就是瓶颈的机器）要为每一行额外付出代价，被拒绝的位置就成了纯粹的浪费。
 """),
         "one-step": ("23555ff3", """
 ## 在真实的目标模型上走一步
@@ -261,21 +261,21 @@ Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标
 
 这里的 `speculative_step` 是课程对 notebook 2 那个函数的参考实现（从 `spec_pair.py` 导入）：你自己的版本在 notebook 2 里，而每个 notebook 在各自的内核中运行。
 
-这一步之后，缓存多了 `K + 1` 个新位置，但只有 `last_token` 和被接受的草稿属于文本：被拒绝的草稿的键和值必须去掉，而这一步的新 token（修正 token 或额外（bonus）token）还不在缓存里。所以要保留 `start + len(tokens)` 个位置，其中 `start` 是调用之前的长度。
+这一步之后，缓存多了 `K + 1` 个新位置，但只有 `last_token` 和被接受的草稿属于文本：被拒绝的草稿的键和值必须去掉，而这一步的新 token（修正 token 或额外 token）还不在缓存里。所以要保留 `start + len(tokens)` 个位置，其中 `start` 是调用之前的长度。
 """),
         "task": ("06926fec", """
 ## 你的任务：`verify_drafts`
 
-**TODO**：调用**一次** `target.forward_cached([last_token] + draft_tokens, cache)`，按 `temperature` 把这些行变成概率，调用 `speculative_step`，把缓存回退到 `start + len(tokens)`，然后返回这些 token。
+**TODO**：调用**一次** `target.forward_cached([last_token] + draft_tokens, cache)`，按 `temperature` 把这些行变成概率，调用 `speculative_step`，把缓存裁剪到 `start + len(tokens)`，然后返回这些 token。
 
 如果测试报错：
 - 说到*目标模型调用*的次数：每一步调用一次，带上全部 `K + 1` 个位置（不是每个草稿调用一次）；
-- 说在某个 token 处*与普通贪心解码不同*：缓存没有回退（或多留、少留了一个位置），于是后面的行看到了被拒绝的草稿。
+- 说在某个 token 处*与普通贪心解码不同*：缓存没有裁剪（或多留、少留了一个位置），于是后面的行看到了被拒绝的草稿。
 """),
         "visible-test": ("37c13fe3", """
 ## 可见测试
 
-贪心解码（温度 0：每一行都是在最可能的 token 上的独热分布），所以投机必须给出与目标模型单独生成完全相同的文本。在 `def __init__(self, ` 之后以 `K = 4` 生成 30 个 token：与普通贪心解码的 30 个 token 相同，并且每一步调用一次目标模型，带 5 个位置。
+这里用贪心解码（温度 0：每一行都是集中在最可能的 token 上的独热分布），所以投机解码必须给出与目标模型单独生成完全相同的文本。在 `def __init__(self, ` 之后以 `K = 4` 生成 30 个 token：与普通贪心解码的 30 个 token 相同，并且每一步调用一次目标模型，带 5 个位置。
 """),
         "faster": ("1217df5f", """
 ## 同样的文本，更快吗？
@@ -283,15 +283,15 @@ Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标
 先看贪心：普通生成（每个 token 调用一次）与你的版本（`K = 4`）各生成 120 个 token，用 `time.perf_counter` 计时。
 """),
         "sampling": ("7e291521", """
-接下来是采样（温度 1），与 notebook 2 的公式对比。`c` 是一个草稿 token 的用时与一次目标模型调用的用时之比；`α` 是在目标模型自己生成的文本上 `β = Σ min(p, q)` 的平均（Leviathan 等人 2023，定义 3.1 和推论 3.6：`β` 属于一个前缀，`α` 是它的期望）。测得的加速比就是这台机器给出的结果，原样打印。
+接下来是采样（温度 1），与 notebook 2 的公式对比。`c` 是一个草稿 token 的用时与一次目标模型调用的用时之比；`α` 是在目标模型自己生成的文本上 `β = Σ min(p, q)` 的平均（Leviathan 等（2023）的定义 3.1 和推论 3.6：`β` 属于一个前缀，`α` 是它的期望）。测得的加速比就是这台机器上的实际结果，原样打印出来。
 """),
         "temperature": ("b57ff0a9", """
 ## 温度
 
-两个模型在同样的温度下采样（*标准化采样*：两行都是 `softmax(logits / T)`）。在 `T = 0` 时，各行在各自模型最可能的 token 上是独热的，所以两个模型在这个 token 上一致时 `β` 为 1，不一致时为 0。先猜一猜 `α` 在 `T = 1` 和 `T = 0` 之间怎样变化，再在这对模型上测量（每个温度取目标模型自己文本中的 200 个位置；`α` 是这些位置上 `β` 的平均值）：
+两个模型在同样的温度下采样（*标准化采样*：两行都是 `softmax(logits / T)`）。在 `T = 0` 时，每一行都是集中在该模型最可能的 token 上的独热分布，所以两个模型在这个 token 上一致时 `β` 为 1，不一致时为 0。先猜一猜 `α` 在 `T = 1` 和 `T = 0` 之间怎样变化，再在这对模型上测量（每个温度取目标模型自己文本中的 200 个位置；`α` 是这些位置上 `β` 的平均值）：
 """),
         "temperature-reading": ("93d7bab8", """
-在这对模型上，从 `T = 1` 降到 `0`，`α` 一路上升：行变尖锐后，概率集中在两个模型都最看好的 token 上，而它们在那里是一致的。`T = 1` 以上它不一定继续下降：`T` 增大时，两行都变平，趋向同一个均匀分布，`α` 又会趋近 1（在这对模型上，`T = 1.5` 测得的值高于 `T = 1`）。`α` 越高，每次调用得到的 token 越多，所以贪心解码比采样更适合投机，和论文自己的数字一致（Leviathan 等人 2023，表 2：以 T5-small 为 T5-XXL 起草、EnDe 任务，`T = 0` 时 `α` = 0.75，`T = 1` 时为 0.62）。
+在这对模型上，从 `T = 1` 降到 `0`，`α` 一路上升：行变尖锐后，概率集中在两个模型都最看好的 token 上，而它们在那里是一致的。`T = 1` 以上它不一定继续下降：`T` 增大时，两行都变平，趋向同一个均匀分布，`α` 又会趋近 1（在这对模型上，`T = 1.5` 测得的值高于 `T = 1`）。`α` 越高，每次调用得到的 token 越多，所以贪心解码比采样更适合投机解码，这和论文自己的数字一致（Leviathan 等（2023）的表 2：EnDe 任务上用 T5-small 为 T5-XXL 生成草稿，`T = 0` 时 `α` = 0.75，`T = 1` 时为 0.62）。
 """),
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
@@ -310,17 +310,17 @@ COMMENTS = {
     "Level 23: accept": "Level 23：接受",
     "one call: K + 1 rows": "一次调用：K + 1 行",
     "last_token and the accepted drafts stay; rejected ones go": "last_token 和被接受的草稿留下；被拒绝的去掉",
-    "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或“无”）。",
+    "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或者没有发现错误）。",
     "Hidden check: one target call per step, on the cache, over K + 1 positions.": "隐藏检查：每一步在缓存上调用一次目标模型，带 K + 1 个位置。",
     "Hidden check: after each step the cache grew by exactly the number of tokens the step returned.": "隐藏检查：每一步之后，缓存增加的位置数恰好等于这一步返回的 token 数。",
-    "Hidden check: greedy speculation gives plain greedy decoding's text, token for token.": "隐藏检查：贪心投机给出与普通贪心解码逐个 token 相同的文本。",
+    "Hidden check: greedy speculation gives plain greedy decoding's text, token for token.": "隐藏检查：用贪心解码做投机解码，得到的文本与普通贪心解码逐个 token 相同。",
     "Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.": "隐藏检查：K = 0 时每一步是一次只带一个位置的调用，文本仍与普通贪心解码相同。",
     "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
-        "抽取约定：保留给定的循环。测试把脚本化的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
+        "抽取约定：保留给定的循环。测试把预设的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
     "per p < q position, in position order (none where p >= q, none after the rejection), and":
         "按位置顺序（p >= q 处不抽，拒绝之后也不抽），并记录每一次 torch.multinomial 调用；",
     "record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).":
-        "和 torch 一样，它需要 num_samples：(weights, 1)。",
+        "和 torch 一样，它需要 num_samples：torch.multinomial(weights, 1)。",
     "one call, printed twice: as the tensor and as the int": "只调用一次，打印两遍：一次是张量，一次是 int",
     "TODO: rejected at position i. Sample one correction token from row i's normalised":
         "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
@@ -328,8 +328,8 @@ COMMENTS = {
         "中采样一个修正 token，（以 int）追加到列表，然后停止。",
     "When your notebook is graded, the grader writes here, in one line, which known mistake your":
         "批改你的 notebook 时，批改程序会在这里用一行写出：你的函数",
-    "verify_and_correct behaves like (or \"none\").": "（verify_and_correct）的行为像哪一种已知错误（或“无”）。",
-    "speculative_step behaves like (or \"none\").": "（speculative_step）的行为像哪一种已知错误（或“无”）。",
+    "verify_and_correct behaves like (or \"none\").": "（verify_and_correct）的行为像哪一种已知错误（或者没有发现错误）。",
+    "speculative_step behaves like (or \"none\").": "（speculative_step）的行为像哪一种已知错误（或者没有发现错误）。",
     "Hidden check: torch.multinomial is not called before the coin that rejects.":
         "隐藏检查：在决定拒绝的那次掷硬币之前不调用 torch.multinomial。",
     "Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.":
@@ -343,7 +343,7 @@ COMMENTS = {
     "Hidden check: nothing is verified or added after the correction token.":
         "隐藏检查：修正 token 之后不再验证、也不再追加任何东西。",
     "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
-        "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外（bonus）token）。",
+        "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外 token）。",
     "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
         "隐藏检查：p >= q 的位置不掷硬币直接接受（Level 23 的规则仍然成立）。",
     "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
@@ -356,13 +356,13 @@ COMMENTS = {
     "TODO 1: the correction token from row i's normalised residual; then return.":
         "TODO 1：从第 i 行归一化的残差分布中采样修正 token，然后 return。",
     "TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].":
-        "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外（bonus）token。",
+        "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外 token。",
     "Hidden check: when all K drafts are accepted, one bonus token follows them.":
-        "隐藏检查：K 个草稿全部被接受时，后面跟一个额外（bonus）token。",
+        "隐藏检查：K 个草稿全部被接受时，后面跟一个额外 token。",
     "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call after every coin.":
-        "隐藏检查：额外（bonus）token 从 target_probs[K] 中抽取，在所有硬币之后调用一次 torch.multinomial。",
+        "隐藏检查：额外 token 从 target_probs[K] 中抽取，在所有硬币之后调用一次 torch.multinomial。",
     "Hidden check: after a rejection the correction is the only new token: no bonus.":
-        "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外（bonus）token。",
+        "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外 token。",
     "Hidden check: the correction is drawn from the rejected row's normalised max(0, p - q), to within 1e-6.":
         "隐藏检查：修正 token 从被拒绝那一行归一化的 max(0, p - q) 中抽取，误差在 1e-6 以内。",
     "Hidden check: torch.multinomial is called only after the coins have decided.":
@@ -370,13 +370,44 @@ COMMENTS = {
     "Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token.":
         "隐藏检查：无论发生什么，一步都返回被接受的前缀再加恰好一个新 token。",
     "Hidden check: an empty draft (K = 0) still gives one token, the bonus from target_probs[0].":
-        "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外（bonus）token。",
+        "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外 token。",
     "Hidden check: with the real randomness (fixed seed) and drafts sampled from q, the first token follows p.":
         "隐藏检查：用真实的随机数（固定种子），草稿从 q 中采样时，第一个 token 服从 p。",
-    "each drafted token, run as often as q drafts it": "每个草稿 token，按 q 起草它的频率运行相应的次数",
+    "each drafted token, run as often as q drafts it": "每个草稿 token，按 q 提出它的频率运行相应的次数",
     "Hidden check: with the real randomness (fixed seed), the mean number of tokens per step matches its expectation.":
         "隐藏检查：用真实的随机数（固定种子），每一步平均得到的 token 数与期望一致。",
     "each draft accepted with p/q = 0.625": "每个草稿以 p/q = 0.625 被接受",
+}
+
+# The docstrings of the answer cells' functions, by the English text between the quotes (grading/build/notebooks.py
+# replaces the literal's text and nothing else, so both editions run the same code).
+STRINGS = {
+    "draft_probs, target_probs: [K, V]; draft_tokens: K token ids (a list or a torch.LongTensor).\n\n"
+    "    Returns the accepted prefix, plus one correction token after the first rejection.\n    ":
+        "draft_probs、target_probs：[K, V]；draft_tokens：K 个 token id（列表或 torch.LongTensor）。\n\n"
+        "    返回被接受的前缀；第一次拒绝之后，再加上一个修正 token。\n    ",
+    "One step of speculative sampling.\n\n"
+    "    draft_probs:  [K, V]     the draft's distribution at each drafted position\n"
+    "    target_probs: [K + 1, V] the target's distribution at the same positions, then row K after the last draft\n"
+    "    draft_tokens: K token ids (a list or a torch.LongTensor)\n"
+    "    Returns the accepted prefix plus exactly one new token (a correction or the bonus), as a list of ints.\n    ":
+        "投机解码的一步。\n\n"
+        "    draft_probs：[K, V]，草稿模型在每个草稿位置上的分布\n"
+        "    target_probs：[K + 1, V]，目标模型在同样这些位置上的分布，最后的第 K 行属于最后一个草稿之后的位置\n"
+        "    draft_tokens：K 个 token id（列表或 torch.LongTensor）\n"
+        "    返回被接受的前缀，再加恰好一个新 token（修正 token 或额外 token），是一个 int 列表。\n    ",
+    "One speculative step with the real target.\n\n"
+    "    cache:        the target's KV cache, holding every position before last_token\n"
+    "    last_token:   the newest token of the text (not yet in the cache)\n"
+    "    draft_tokens: the K tokens the draft proposed after it; draft_probs: their [K, V] rows\n"
+    "    Returns the accepted drafts plus one new token, as speculative_step does; afterwards the\n"
+    "    cache holds the positions of last_token and the accepted drafts, and no others.\n    ":
+        "在真实的目标模型上走一步投机解码。\n\n"
+        "    cache：目标模型的 KV 缓存，保存 last_token 之前的每个位置\n"
+        "    last_token：文本中最新的 token（还不在缓存里）\n"
+        "    draft_tokens：草稿模型在它之后提出的 K 个 token；draft_probs：这些 token 的 [K, V] 行\n"
+        "    和 speculative_step 一样，返回被接受的草稿再加一个新 token；之后缓存恰好保存\n"
+        "    last_token 和被接受的草稿的位置，不多也不少。\n    ",
 }
 
 # What the student finds where a solution was, and above a failed hidden check: as in every Chinese edition.
@@ -407,7 +438,7 @@ HELPERS = {
         "hidden": {
             "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
             "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
-            "value": "（隐藏检查不显示）",
+            "value": "[隐藏]",
         },
         "calls": {"rand": "rand", "multinomial": "multinomial", "none": "无", "separator": "、"},
         "distribution": {
@@ -428,13 +459,13 @@ HELPERS = {
         "tokens": "得到 {got}，期望 {expected}",
         "tokens_why": "得到 {got}，期望 {expected}：{why}",
         "bonus": {
-            "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外（bonus）token",
+            "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
             "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
-            "too_many": "torch.multinomial 被调用了 {count} 次：一个额外（bonus）token 只需要调用一次",
-            "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外（bonus）token 需要 num_samples=1",
-            "row_k_minus_1": "额外（bonus）token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
-            "from_draft": "额外（bonus）token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
-            "other": "额外（bonus）token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取",
+            "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
+            "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
+            "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
+            "from_draft": "额外 token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
+            "other": "额外 token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取",
         },
         "order": {
             "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
@@ -454,22 +485,22 @@ HELPERS = {
             "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
             "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
             "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
-            "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+            "greedy": "用贪心解码做投机解码，在 token {at}（从 0 数起，共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（对 [last_token] + draft_tokens 调用一次，然后把缓存裁剪到 start + len(tokens)）"
         },
         "contract": {
-            "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+            "rule": "测试把一个预设的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
             "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
             "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（保留给定的循环）",
         },
         "visible": {
             "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
             "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
-            "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外（bonus）token（3）",
+            "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外 token（3）",
         },
         "say": {
             "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
             "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
-            "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
+            "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外 token 来自 target_probs[2]。",
             "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
             "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
             "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
@@ -479,6 +510,11 @@ HELPERS = {
             "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}。",
             "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}。",
         },
+    },
+    "tiny_lm": {
+        "lang": "zh",
+        "crop": "无法把保存了 {length} 个位置的缓存裁剪到 {n} 个位置",
+        "context": "{positions} 个位置超出了模型的上下文长度 {context}",
     },
     # spec_quiz is one helper for every assignment (grading/build/notebooks.py SHARED_HELPERS): its words too.
     "spec_quiz": _LEVEL23.HELPERS["spec_quiz"],
@@ -495,8 +531,8 @@ HELPERS = {
                     ],
                     "why": [
                         "对这个模型不是这样：它的权重（float32 下 2.6 MB）读取一遍远不到 1 毫秒。内存带宽是加速器上大模型的原因；对这个小模型来说，原因是每次调用的固定开销。",
-                        "正确：上面的计时说明了这一点：一次调用的用时几乎不随位置数增长，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
-                        "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机采样要付出的额外计算（Leviathan 等人 2023，定理 3.11）。",
+                        "正确：上面的计时正说明了这一点，一次调用的用时几乎不随位置数增长，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
+                        "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机解码要付出的额外计算（Leviathan 等（2023）的定理 3.11）。",
                     ],
                 },
                 "l24_guess": {
@@ -526,8 +562,8 @@ HELPERS = {
                     "options": ["target_probs[2]，最后一个草稿位置", "target_probs[3]，第 K 行", "draft_probs[2]"],
                     "why": [
                         "第 2 行是目标模型对位置 2 的草稿 token 的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
-                        "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外（bonus）token 随这次调用白得。",
-                        "额外（bonus）token 是目标模型的 token。验证时从不从草稿模型的行里采样。",
+                        "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外 token 随这次调用白得。",
+                        "额外 token 是目标模型的 token。验证时从不从草稿模型的行里采样。",
                     ],
                 },
                 "l24_speed_check": {
@@ -535,16 +571,16 @@ HELPERS = {
                     "options": ["无限增长", "增长并趋近 1 / (1 - α) = 5", "K = 1 之后就下降"],
                     "why": [
                         "每多一个草稿，只有前面的全部被接受才会被接受，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
-                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时起草要花时间，曲线就有一个最佳的 K。",
-                        "c = 0 时多起草几个不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
+                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时生成草稿要花时间，曲线就有一个最佳的 K。",
+                        "c = 0 时多提几个草稿不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
                     ],
                 },
                 "l24_some_k_helps": {
-                    "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机采样比普通解码更快？",
+                    "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机解码比普通解码更快？",
                     "options": ["有：K 足够大就一定划算", "没有：α < c，这时任何 K 都超不过 1×", "有：K = 1，因为每一步至少输出一个 token"],
                     "why": [
                         "每多一个草稿要花 c = 0.3，平均却只多出 α^K 个 token，而且越来越少。这里 K 越大，加速比越低。",
-                        "Leviathan 等人（推论 3.9）证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
+                        "Leviathan 等（2023）的推论 3.9 证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
                         "K = 1 时一步平均输出 1 + α = 1.25 个 token，但要花 1 + c = 1.3 次目标模型调用的时间：0.96×，比普通解码还慢。",
                     ],
                 },
@@ -552,14 +588,14 @@ HELPERS = {
             "table_head": ["token x", "p(x)", "q(x)", "接受：min(p, q)", "residual(x)", "P(拒绝) · residual(x)", "合计"],
             "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
             "bar_accepted": "被接受的草稿：min(p, q)",
-            "bar_correction": "修正 token：P(拒绝) · residual",
+            "bar_correction": "修正 token：P(拒绝) · residual(x)",
             "bar_target": "目标概率 p",
             "bar_token": "token {token}",
             "probability": "概率",
-            "exactness_title": "投机采样输出每个 token 的概率都是 p",
-            "speculative": "投机采样",
+            "exactness_title": "投机解码输出每个 token 的概率都是 p",
+            "speculative": "投机解码",
             "accept_only": "只接受、拒绝即停",
-            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（差距这么大纯属运气的概率，不是目标概率 p）",
+            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（假如采样是正确的，出现至少这么大差距的概率；不是目标概率 p）",
             "best_k_label": "c = {c}",
             "best_k_paper": "论文：α = {alpha}，γ = {k}",
             "best_k_xlabel": "α（接受率）",
@@ -576,7 +612,7 @@ HELPERS = {
             "share_of_runs": "占 {n} 次运行的比例",
             "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
             "speedup_text_none": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；这里没有哪个 K 比普通解码（1×）更快",
-            "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
+            "speedup_axis": "K（每步的草稿 token 数）；绿圈：最佳 K；红点：你选的 K",
             "headline": ["英译德，t = 0（贪心）：α = 0.75", "英译德，t = 1（采样）：α = 0.62"],
             "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
             "generation": [
@@ -584,21 +620,21 @@ HELPERS = {
                 "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
                 "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1",
             ],
-            "alpha_axes": ["温度 T（两个模型相同）", "测得的 α", "真实模型对：α 随 T 的变化"],
+            "alpha_axes": ["温度 T（两个模型相同）", "测得的 α", "一对真实模型：α 随 T 的变化"],
             "pair_report": [
-                "测得 c = {c}（一个草稿 token / 一次目标模型调用），T = {temperature} 时 α = {alpha}，K = {k}",
-                "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}x",
-                "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通 {plain} 秒，投机 {fast} 秒：加速比 {speedup}x",
+                "测得 c = {c}（一个草稿 token 的用时 / 一次目标模型调用的用时），T = {temperature} 时 α = {alpha}，K = {k}",
+                "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}×",
+                "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通生成 {plain} 秒，投机解码 {fast} 秒：加速比 {speedup}×",
                 "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
             ],
             "say": {
-                "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} x {columns} 的二元（bigram）表",
+                "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} × {columns} 的二元（bigram）表",
                 "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
                 "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
                 "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
                 "not_timed_short": "批改时不计时。",
                 "same_tokens": "逐个 token 相同：{same}",
-                "plain_vs_fast": "普通：{plain:.3f} 秒，{plain_calls} 次调用；投机：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
+                "plain_vs_fast": "普通生成：{plain:.3f} 秒，{plain_calls} 次调用；投机解码：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
                 "not_measured": "批改时不测量。",
                 "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
                 "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",

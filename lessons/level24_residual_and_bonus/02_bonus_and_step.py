@@ -149,7 +149,7 @@ show_histograms(sim)
 # 100,000 runs, and the chi-square p-value is unremarkable). Accept-only-then-stop emits token `x`
 # with probability proportional to `min(p(x), q(x))`: it over-weights tokens the draft likes
 # (token 1, token 3) and is far from `p` (p-value 0). The p-value, as in notebook 1, is the chance
-# of counts this far from `p` if the method were right; it is not a probability of the target.
+# of counts at least this far from `p` if the method is right; it is not a probability of the target.
 
 # %% [markdown] l10n="markov"
 # ## Whole steps with context: the first three tokens

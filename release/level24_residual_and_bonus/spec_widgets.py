@@ -119,7 +119,7 @@ TEXT = {
     "exactness_title": "Speculative sampling emits each token with probability p",
     "speculative": "speculative sampling",
     "accept_only": "accept-only-then-stop",
-    "fit_line": "TV distance = {tv}, chi-square = {stat}, p-value = {p_value} (the chance of a gap this large by luck, not the target's p)",
+    "fit_line": "TV distance = {tv}, chi-square = {stat}, p-value = {p_value} (if the sampling is right, the chance of a gap at least this large; not the target's p)",
     "best_k_label": "c = {c}",
     "best_k_paper": "paper: α = {alpha}, γ = {k}",
     "best_k_xlabel": "α (acceptance rate)",
@@ -147,7 +147,7 @@ TEXT = {
     ],
     "alpha_axes": ["temperature T (both models)", "measured alpha", "the real pair: alpha against T"],
     "pair_report": [
-        "measured c = {c} (one draft token / one target call), alpha = {alpha} at T = {temperature}, K = {k}",
+        "measured c = {c} (one draft token's time / one target call's time), alpha = {alpha} at T = {temperature}, K = {k}",
         "formula:  {tokens} tokens per target call, speed-up {speedup}x",
         "measured: {tokens} tokens per target call ({accepted} of {drafted} drafts accepted); plain {plain} s, "
         "speculative {fast} s for {n} tokens: speed-up {speedup}x",

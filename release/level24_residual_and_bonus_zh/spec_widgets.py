@@ -45,8 +45,8 @@ TEXT = {
             ],
             "why": [
                 "对这个模型不是这样：它的权重（float32 下 2.6 MB）读取一遍远不到 1 毫秒。内存带宽是加速器上大模型的原因；对这个小模型来说，原因是每次调用的固定开销。",
-                "正确：上面的计时说明了这一点：一次调用的用时几乎不随位置数增长，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
-                "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机采样要付出的额外计算（Leviathan 等人 2023，定理 3.11）。"
+                "正确：上面的计时正说明了这一点，一次调用的用时几乎不随位置数增长，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
+                "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机解码要付出的额外计算（Leviathan 等（2023）的定理 3.11）。"
             ]
         },
         "l24_guess": {
@@ -84,8 +84,8 @@ TEXT = {
             ],
             "why": [
                 "第 2 行是目标模型对位置 2 的草稿 token 的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
-                "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外（bonus）token 随这次调用白得。",
-                "额外（bonus）token 是目标模型的 token。验证时从不从草稿模型的行里采样。"
+                "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外 token 随这次调用白得。",
+                "额外 token 是目标模型的 token。验证时从不从草稿模型的行里采样。"
             ]
         },
         "l24_speed_check": {
@@ -97,12 +97,12 @@ TEXT = {
             ],
             "why": [
                 "每多一个草稿，只有前面的全部被接受才会被接受，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
-                "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时起草要花时间，曲线就有一个最佳的 K。",
-                "c = 0 时多起草几个不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。"
+                "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时生成草稿要花时间，曲线就有一个最佳的 K。",
+                "c = 0 时多提几个草稿不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。"
             ]
         },
         "l24_some_k_helps": {
-            "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机采样比普通解码更快？",
+            "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机解码比普通解码更快？",
             "options": [
                 "有：K 足够大就一定划算",
                 "没有：α < c，这时任何 K 都超不过 1×",
@@ -110,7 +110,7 @@ TEXT = {
             ],
             "why": [
                 "每多一个草稿要花 c = 0.3，平均却只多出 α^K 个 token，而且越来越少。这里 K 越大，加速比越低。",
-                "Leviathan 等人（推论 3.9）证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
+                "Leviathan 等（2023）的推论 3.9 证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
                 "K = 1 时一步平均输出 1 + α = 1.25 个 token，但要花 1 + c = 1.3 次目标模型调用的时间：0.96×，比普通解码还慢。"
             ]
         }
@@ -126,14 +126,14 @@ TEXT = {
     ],
     "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
     "bar_accepted": "被接受的草稿：min(p, q)",
-    "bar_correction": "修正 token：P(拒绝) · residual",
+    "bar_correction": "修正 token：P(拒绝) · residual(x)",
     "bar_target": "目标概率 p",
     "bar_token": "token {token}",
     "probability": "概率",
-    "exactness_title": "投机采样输出每个 token 的概率都是 p",
-    "speculative": "投机采样",
+    "exactness_title": "投机解码输出每个 token 的概率都是 p",
+    "speculative": "投机解码",
     "accept_only": "只接受、拒绝即停",
-    "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（差距这么大纯属运气的概率，不是目标概率 p）",
+    "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（假如采样是正确的，出现至少这么大差距的概率；不是目标概率 p）",
     "best_k_label": "c = {c}",
     "best_k_paper": "论文：α = {alpha}，γ = {k}",
     "best_k_xlabel": "α（接受率）",
@@ -150,7 +150,7 @@ TEXT = {
     "share_of_runs": "占 {n} 次运行的比例",
     "speedup_text": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；最佳 K = {best}（{best_speedup}×）",
     "speedup_text_none": "K = {k}：每次目标模型调用得到 {tokens} 个 token，加速比 {speedup}×；这里没有哪个 K 比普通解码（1×）更快",
-    "speedup_axis": "K（每步起草的 token 数）；绿圈：最佳 K；红点：你选的 K",
+    "speedup_axis": "K（每步的草稿 token 数）；绿圈：最佳 K；红点：你选的 K",
     "headline": [
         "英译德，t = 0（贪心）：α = 0.75",
         "英译德，t = 1（采样）：α = 0.62"
@@ -164,22 +164,22 @@ TEXT = {
     "alpha_axes": [
         "温度 T（两个模型相同）",
         "测得的 α",
-        "真实模型对：α 随 T 的变化"
+        "一对真实模型：α 随 T 的变化"
     ],
     "pair_report": [
-        "测得 c = {c}（一个草稿 token / 一次目标模型调用），T = {temperature} 时 α = {alpha}，K = {k}",
-        "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}x",
-        "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通 {plain} 秒，投机 {fast} 秒：加速比 {speedup}x",
+        "测得 c = {c}（一个草稿 token 的用时 / 一次目标模型调用的用时），T = {temperature} 时 α = {alpha}，K = {k}",
+        "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}×",
+        "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通生成 {plain} 秒，投机解码 {fast} 秒：加速比 {speedup}×",
         "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
     ],
     "say": {
-        "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} x {columns} 的二元（bigram）表",
+        "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} × {columns} 的二元（bigram）表",
         "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
         "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
         "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
         "not_timed_short": "批改时不计时。",
         "same_tokens": "逐个 token 相同：{same}",
-        "plain_vs_fast": "普通：{plain:.3f} 秒，{plain_calls} 次调用；投机：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
+        "plain_vs_fast": "普通生成：{plain:.3f} 秒，{plain_calls} 次调用；投机解码：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
         "not_measured": "批改时不测量。",
         "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
         "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",

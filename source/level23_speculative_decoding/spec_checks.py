@@ -48,7 +48,7 @@ TEXT = {
         "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
         "not_ids": "verify_draft returned a list that holds something other than token ids (ints): append token_id",
         "not_list": "verify_draft should return a plain Python list of token ids, but it returned a {type}",
-        "value": "(not shown for hidden checks)",
+        "value": "[hidden]",
     },
     "visible": {
         "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",

@@ -45,7 +45,7 @@ TEXT = {
         "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
         "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西；请追加 token_id",
         "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}",
-        "value": "（隐藏检查不显示）"
+        "value": "[隐藏]"
     },
     "visible": {
         "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",

@@ -22,6 +22,7 @@ import builtins
 import contextlib
 import math
 import random
+import re
 import signal
 import threading
 
@@ -58,7 +59,7 @@ TEXT = {
     "hidden": {
         "raised": "{error} raised by {function} (its message is not shown for hidden checks)",
         "not_list": "{function} should return a plain Python list of token ids (ints), but it returned a {type}",
-        "value": "(not shown for hidden checks)",
+        "value": "[hidden]",
     },
     "calls": {"rand": "rand", "multinomial": "multinomial", "none": "none", "separator": ", "},
     "distribution": {
@@ -123,7 +124,7 @@ TEXT = {
                      "[last_token] + draft_tokens",
         "cache": "after a step that returned {returned} tokens the cache held {new} new positions, not {returned}: "
                  "crop it to start + len(tokens) (last_token and the accepted drafts)",
-        "greedy": "greedy speculation differs from plain greedy decoding at token {at} of {steps}: the cache or the "
+        "greedy": "greedy speculation differs from plain greedy decoding at token {at} (counted from 0) of {steps}: the cache or the "
                   "rows are off (one call on [last_token] + draft_tokens, then crop to start + len(tokens))",
     },
     "contract": {
@@ -225,8 +226,8 @@ def time_budget(seconds, name=None):
         return
 
     def _expired(signum, frame):
-        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
-                                                                    seconds=seconds))
+        raise TimeBudgetExceeded(typeset(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
+                                                                            seconds=seconds)))
 
     previous = signal.signal(signal.SIGALRM, _expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -612,7 +613,13 @@ def check(problem):
     grader says the failure follows from the diagnosed mistake only where that mistake explains this check
     (grading/judge/causes.py)."""
     if problem is not None:
-        raise AssertionError(TEXT["check"]["problem"].format(problem=problem))
+        raise AssertionError(typeset(TEXT["check"]["problem"].format(problem=problem)))
+
+
+def typeset(text):
+    """``text`` with no space between two Chinese characters: a Chinese edition's "{function} <verb>" keeps its
+    space after a function's name (verify_drafts) and loses it after the Chinese words for "your function"."""
+    return re.sub("(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", text)
 
 
 # ------------------------------------------------------------------ statistics
@@ -631,7 +638,7 @@ def sample_steps(function, case, trials, seed):
             for _ in range(trials):
                 tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
-                    raise AssertionError(TEXT["problem"]["not_list_short"].format(function=_name(function)))
+                    raise AssertionError(typeset(TEXT["problem"]["not_list_short"].format(function=_name(function))))
                 if tokens and 0 <= tokens[0] < case.vocab:
                     counts[tokens[0]] += 1
                 total += _count(tokens)

@@ -22,6 +22,7 @@ import builtins
 import contextlib
 import math
 import random
+import re
 import signal
 import threading
 
@@ -52,7 +53,7 @@ TEXT = {
     "hidden": {
         "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
         "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
-        "value": "（隐藏检查不显示）"
+        "value": "[隐藏]"
     },
     "calls": {
         "rand": "rand",
@@ -78,13 +79,13 @@ TEXT = {
     "tokens": "得到 {got}，期望 {expected}",
     "tokens_why": "得到 {got}，期望 {expected}：{why}",
     "bonus": {
-        "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外（bonus）token",
+        "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
         "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
-        "too_many": "torch.multinomial 被调用了 {count} 次：一个额外（bonus）token 只需要调用一次",
-        "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外（bonus）token 需要 num_samples=1",
-        "row_k_minus_1": "额外（bonus）token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
-        "from_draft": "额外（bonus）token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
-        "other": "额外（bonus）token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取"
+        "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
+        "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
+        "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
+        "from_draft": "额外 token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
+        "other": "额外 token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取"
     },
     "order": {
         "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
@@ -106,22 +107,22 @@ TEXT = {
         "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
         "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
         "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
-        "greedy": "贪心投机在第 {at} 个 token（共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（在 [last_token] + draft_tokens 上调用一次，然后裁剪到 start + len(tokens)）"
+        "greedy": "用贪心解码做投机解码，在 token {at}（从 0 数起，共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（对 [last_token] + draft_tokens 调用一次，然后把缓存裁剪到 start + len(tokens)）"
     },
     "contract": {
-        "rule": "测试把一个脚本化的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
+        "rule": "测试把一个预设的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
         "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
         "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（保留给定的循环）"
     },
     "visible": {
         "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
         "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
-        "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外（bonus）token（3）"
+        "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外 token（3）"
     },
     "say": {
         "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
         "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
-        "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外（bonus）token 来自 target_probs[2]。",
+        "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外 token 来自 target_probs[2]。",
         "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
         "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
         "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
@@ -197,8 +198,8 @@ def time_budget(seconds, name=None):
         return
 
     def _expired(signum, frame):
-        raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
-                                                                    seconds=seconds))
+        raise TimeBudgetExceeded(typeset(TEXT["problem"]["too_long"].format(function=name or TEXT["your_function"],
+                                                                            seconds=seconds)))
 
     previous = signal.signal(signal.SIGALRM, _expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -584,7 +585,13 @@ def check(problem):
     grader says the failure follows from the diagnosed mistake only where that mistake explains this check
     (grading/judge/causes.py)."""
     if problem is not None:
-        raise AssertionError(TEXT["check"]["problem"].format(problem=problem))
+        raise AssertionError(typeset(TEXT["check"]["problem"].format(problem=problem)))
+
+
+def typeset(text):
+    """``text`` with no space between two Chinese characters: a Chinese edition's "{function} <verb>" keeps its
+    space after a function's name (verify_drafts) and loses it after the Chinese words for "your function"."""
+    return re.sub("(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", text)
 
 
 # ------------------------------------------------------------------ statistics
@@ -603,7 +610,7 @@ def sample_steps(function, case, trials, seed):
             for _ in range(trials):
                 tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
                 if tokens is None:
-                    raise AssertionError(TEXT["problem"]["not_list_short"].format(function=_name(function)))
+                    raise AssertionError(typeset(TEXT["problem"]["not_list_short"].format(function=_name(function))))
                 if tokens and 0 <= tokens[0] < case.vocab:
                     counts[tokens[0]] += 1
                 total += _count(tokens)
