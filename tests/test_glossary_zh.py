@@ -171,6 +171,15 @@ def test_feedback_labels_and_readme_follow_the_glossary_and_the_rules():
     assert not found, found[:10]
 
 
+def test_the_chinese_handbook_follows_the_glossary_and_the_rules():
+    """docs/zh/*.md: terms, punctuation and spaces (it quotes English interface strings, so English is not a fault)."""
+    found = []
+    for path in sorted((ROOT / "docs" / "zh").glob("*.md")):
+        text = path.read_text()
+        found += [(path.name, f) for f in faults(text, rendered(text)) if f[0] != "English"]
+    assert not found, found[:10]
+
+
 def test_every_check_can_fail():
     assert ("term", "奖励") in faults("第 K 行是奖励行")
     assert forbidden_terms("被起草之后") and forbidden_terms("给全部位置打分") and forbidden_terms("把缓存回退到 n")
