@@ -47,7 +47,7 @@ CORRECT_24 = {"01_correction_token": ("verify_and_correct", "correct_clamp"),
 EDITIONS = {
     "en": dict(
         assignment=ASSIGNMENT, locale=None, suffix="",
-        pick="Pick an answer", wrong="Not this one", right="Correct",
+        pick="Pick an answer", wrong="✘ Not quite:", right="✔ Right:",
         m1_guess=("(b) Call torch.rand first, then decide", "(a) Append 10 to accepted_tokens directly",
                   "min(1, 0.8/0.5) = 1", "no random number is spent"),
         m1_check=("(a) To transpose the [K, V] matrix",

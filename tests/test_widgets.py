@@ -63,9 +63,20 @@ def test_quiz_widget_starts_unselected_and_updates_on_every_change():
     assert choice.value is None and choice.index is None
     assert "Pick an answer" in verdict.value
     choice.index = 1
-    assert "Not this one" in verdict.value and "min(1, 0.8/0.5) = 1" in verdict.value
+    assert "✘" in verdict.value and "min(1, 0.8/0.5) = 1" in verdict.value
     choice.index = 0  # the student can change their mind
-    assert "Correct" in verdict.value
+    assert "✔" in verdict.value and "Right:" in verdict.value
+
+
+def test_a_quiz_verdict_says_it_once():
+    """The mark, then the explanation that opens with its own verdict: never "✔ Correct. Right: ..." (issue 42)."""
+    import re
+
+    for quiz_id, quiz in sw.QUIZZES.items():
+        for index in range(len(quiz["options"])):
+            shown = re.sub(r"<[^>]+>", "", sw.spec_quiz.feedback_html(sw.grade_choice(quiz_id, index)))
+            words = re.findall(r"Correct|Right|Not this one|Not quite|Wrong", shown)
+            assert len(words) == 1, f"{quiz_id} option {index}: {shown!r}"
 
 
 # ---------------------------------------------------------------- number line

@@ -28,8 +28,10 @@ TEXT = {
     "lang": "en",
     "pick": "Pick an answer: you can change it at any time.",
     "quiz_static": "Run this cell in JupyterLab to answer and see why.",
-    "correct": "✔ Correct.",
-    "wrong": "✘ Not this one.",
+    # A mark only: every explanation already opens with its verdict ("Right: ...", "Not quite: ..."), so
+    # "✔ Correct. Right: ..." said it twice (issue 42 item 4).
+    "correct": "✔",
+    "wrong": "✘",
 }
 # ---------------------------------------------------------------- text: END TEXT
 
