@@ -209,6 +209,19 @@ def test_autograding_skips_the_pictures(monkeypatch):
     assert plt.get_fignums() == before
 
 
+def test_the_principle_caption_is_not_echoed_as_out(monkeypatch):
+    """In JupyterLab the caption is the picture's title; returning it too printed it again as Out[] (issue 42)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(sw, "AUTOGRADING", False)
+    assert sw.show_principle(0) is None
+    assert "p = 0.80 >= q = 0.50" in plt.gcf()._suptitle.get_text()
+    plt.close("all")
+
+
 def test_widgets_carry_a_static_picture_for_viewers_without_widgets():
     from IPython.core.formatters import DisplayFormatter
     formatter = DisplayFormatter()

@@ -241,7 +241,9 @@ def principle_figure(case=None, i=0):
 
 
 def show_principle(i=0):
-    """Draw the principle picture for position ``i`` of the lesson example."""
+    """Draw the principle picture for position ``i`` of the lesson example. Its caption is the picture's title, so
+    nothing is returned (a returned caption was echoed again as the cell's Out[]; issue 42 item 5). While
+    autograding no picture is drawn and the caption is returned instead: the feedback page shows it in its place."""
     verdict = principle_summary(lesson_case(), i)["verdict"]
     if AUTOGRADING:  # nobody looks at it while grading: skip matplotlib (about 1 CPU-second a notebook)
         return verdict
@@ -249,7 +251,6 @@ def show_principle(i=0):
 
     principle_figure(lesson_case(), i)
     plt.show()
-    return verdict
 
 
 LEGEND = [tuple(row) for row in TEXT["legend"]]
