@@ -508,6 +508,29 @@ class PageExporter(HTMLExporter):
 
 _GRADING_SECONDS = {}  # ResilientExecute._student_seconds without an exporter
 
+# The kernel's messages that put something into the notebook (or the widget state): capped as they arrive.
+CAPPED_MESSAGES = ("stream", "display_data", "execute_result", "error", "update_display_data", "comm_open", "comm_msg")
+
+
+def content_chars(value, limit):
+    """About how many characters ``value`` (a message's content) holds: its strings, keys and items, counted
+    until past ``limit`` (a flood is not walked to its end)."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, (str, bytes, bytearray, memoryview)):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += len(item)
+            stack.extend(item)
+        else:
+            total += 8
+    return total
+
 
 class ResilientExecute(Execute):
     """nbgrader's Execute, but a submission that hangs or kills its kernel loses only its own points.
@@ -534,7 +557,18 @@ class ResilientExecute(Execute):
     student_budget = Float(budgets.STUDENT, help="Seconds one student's notebooks of an assignment may take "
                                                  "together (0: no budget)").tag(config=True)
 
+    # Output is capped as it arrives (issue 41), not only after the notebook (CapOutputSize): the grader keeps at most
+    # these many characters of one message, one cell and one notebook; the rest is dropped unkept and counted, and
+    # the cell gets a line saying so. A flood costs the grader the time to read it, not the memory to hold it.
+    output_message_chars = Integer(100_000, help="Characters kept of one output message as it arrives (a stream's "
+                                   "head and tail; any other output is replaced by a line)").tag(config=True)
+    output_cell_chars = Integer(1_000_000, help="Characters of output kept of one cell as they arrive").tag(config=True)
+    output_notebook_chars = Integer(1_500_000, help="Characters of output kept of one notebook as they arrive "
+                                    "(under CapOutputSize's 2,000,000 after, which counts JSON)").tag(config=True)
+
     _stopped = None  # why the kernel is gone (or may not be used any more), once it is
+    _notebook_output = 0  # characters of output kept of this notebook
+    _cell_output = None  # [characters kept, messages dropped, characters dropped, errors kept] of the running cell
     _clock = None  # when this notebook's first cell started (time.monotonic())
     _budget_cut = None  # the message of the budget that cut the running cell short
 
@@ -617,6 +651,7 @@ class ResilientExecute(Execute):
     def preprocess(self, nb, resources=None, km=None):
         self._stopped = None  # each notebook starts with a live kernel
         self._clock = None
+        self._notebook_output = 0
         try:
             return super().preprocess(nb, resources, km=km)
         finally:
@@ -626,7 +661,69 @@ class ResilientExecute(Execute):
         cell.outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
                                                    traceback=[f"{ename}: {evalue}"]))
 
+    def process_message(self, msg, cell, cell_index):
+        """nbclient's, with each output capped as it arrives: see output_message_chars."""
+        if msg.get("msg_type") in CAPPED_MESSAGES:
+            counts = self._cell_output if self._cell_output is not None else [0, 0, 0, 0]
+            self._cell_output = counts
+            size = (content_chars(msg.get("content"), self.output_notebook_chars)
+                    + sum(len(b) for b in msg.get("buffers") or () if hasattr(b, "__len__")))
+            if size > self.output_message_chars:
+                size = self._trim_message(msg, size)
+            first_error = msg.get("msg_type") == "error" and not counts[3]  # a cell's own error is always kept
+            if size is None or (not first_error and (counts[0] + size > self.output_cell_chars
+                                                     or self._notebook_output + size > self.output_notebook_chars)):
+                counts[1] += 1
+                counts[2] += size or self.output_message_chars
+                return None
+            counts[0] += size
+            counts[3] += msg.get("msg_type") == "error"
+            self._notebook_output += size
+        return super().process_message(msg, cell, cell_index)
+
+    def _trim_message(self, msg, size):
+        """Cut one message over output_message_chars to that size, in place; its new size, or None to drop it."""
+        content, kind, keep = msg.get("content"), msg.get("msg_type"), self.output_message_chars
+        if not isinstance(content, dict) or kind in ("comm_open", "comm_msg"):
+            return None
+        if kind == "stream" and isinstance(content.get("text"), str):
+            text, half = content["text"], keep // 2
+            content["text"] = (f"{text[:half]}\n... [{len(text) - 2 * half:,} characters of this output cut by the "
+                               f"grader as they arrived] ...\n{text[-half:]}")
+            return len(content["text"])
+        if kind == "error":
+            msg["content"] = {"ename": str(content.get("ename", ""))[:200],
+                              "evalue": str(content.get("evalue", ""))[:keep // 2],
+                              "traceback": [str(line)[:2_000] for line in (content.get("traceback") or [])[-30:]]
+                              if isinstance(content.get("traceback"), list) else []}
+            return content_chars(msg["content"], keep)
+        transient = content.get("transient")
+        display_id = transient.get("display_id") if isinstance(transient, dict) else None
+        note = f"[an output of about {size:,} characters, cut by the grader as it arrived]"
+        msg["content"] = dict({k: content[k] for k in ("execution_count",) if isinstance(content.get(k), int)},
+                              data={"text/plain": note}, metadata={})
+        if isinstance(display_id, str) and len(display_id) < 200:
+            msg["content"]["transient"] = {"display_id": display_id}
+        return len(note)
+
+    def _output_note(self, cell):
+        """After a cell: a line saying how much of its output was dropped as it arrived, if any was."""
+        counts, self._cell_output = self._cell_output, None
+        if counts and counts[1] and cell.cell_type == "code":
+            # a display, not a stream: CoalesceStreams would join it to the flood before it, CapOutputSize cut it
+            cell.outputs.append(nbformat.v4.new_output("display_data", data={"text/plain": (
+                f"[{counts[1]:,} more output messages of this cell (about {counts[2]:,} characters) were dropped by the "
+                f"grader as they arrived: it keeps at most {self.output_cell_chars:,} characters of a cell's output "
+                f"and {self.output_notebook_chars:,} of a notebook's]")}))
+
     def preprocess_cell(self, cell, resources, index):
+        self._cell_output = None
+        try:
+            return self._preprocess_cell(cell, resources, index)
+        finally:
+            self._output_note(cell)
+
+    def _preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and (self._stopped or self._check_budget()):
             self._error(cell, "NotRun", self._say("not_run", why=self._stopped))
             return cell, self.resources
@@ -665,6 +762,9 @@ class SandboxedExecute(ResilientExecute):
     helpers_file = Unicode("spec_checks.py", help="The course's helper module in the source folder").tag(config=True)
     max_message_bytes = Integer(2 * 2**20, help="Largest message part read from the kernel (zmq MAXMSGSIZE): a "
                                 "larger one is dropped before it is parsed, and the connection reset").tag(config=True)
+    receive_queue = Integer(64, help="Messages the grader's sockets queue unread (zmq RCVHWM): past it the kernel's "
+                            "IOPub drops further messages, so a flood the grader reads slower than it comes costs at "
+                            "most this many times max_message_bytes of its memory").tag(config=True)
 
     @default("shutdown_kernel")
     def _stop_at_once(self):
@@ -688,6 +788,7 @@ class SandboxedExecute(ResilientExecute):
         from grading import ids
 
         self._stopped = self._clock = None
+        self._notebook_output = 0
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
         ids.require_id("assignment", assignment)  # also where nbgrader's converters are not guarded (grading/ids.py)
         ids.require_id("student", (resources or {}).get("nbgrader", {}).get("student", ""))
@@ -736,11 +837,12 @@ class SandboxedExecute(ResilientExecute):
 
         km = super().create_kernel_manager()
         km.helpers_path = str(self._judge.helpers.__file__)
-        client, cap = km.client, self.max_message_bytes
+        client, cap, queue = km.client, self.max_message_bytes, self.receive_queue
 
         def capped_client(**kwargs):  # every socket of the grader's client refuses larger messages unread
             kc = client(**kwargs)
             kc.context.setsockopt(zmq.MAXMSGSIZE, cap)
+            kc.context.setsockopt(zmq.RCVHWM, queue)
             return kc
         km.client = capped_client
         if isinstance(km, sandbox.SandboxedKernelManager):
@@ -770,6 +872,17 @@ class SandboxedExecute(ResilientExecute):
             raise KernelGone(self._stopped)
         return run_sync(self._async_call)(content)
 
+    async def _drain_iopub(self, most=1_000):
+        """Read and drop what the kernel sent on IOPub (a grader call's output is its reply, never IOPub): else
+        a check that floods IOPub while the grader waits for its reply piles messages up in the grader (issue 41)."""
+        for _ in range(most):
+            try:
+                await ensure_async(self.kc.iopub_channel.get_msg(timeout=0))
+            except Empty:
+                return
+            except Exception:  # noqa: BLE001 - an unreadable message is dropped all the same
+                continue
+
     async def _async_call(self, content):
         """The reply to one grader call, within an absolute deadline (``timeout``, then ``interrupt_grace``
         after an interrupt): messages that answer something else, or cannot be read, are skipped and
@@ -795,8 +908,9 @@ class SandboxedExecute(ResilientExecute):
                 self._stopped = self._say("check_could_not_run", why=why)
                 await ensure_async(self.km.shutdown_kernel(now=True))
                 raise KernelGone(self._stopped) from None
+            await self._drain_iopub()
             try:
-                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(0.5, left)))
+                reply = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(0.1, left)))
             except Empty:
                 if not await ensure_async(self.km.is_alive()):
                     deadline = 0  # a dead kernel sends nothing more: say so now

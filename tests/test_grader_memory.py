@@ -1,0 +1,85 @@
+"""The grader's own memory is bounded when a student floods output (issue 41 item 1).
+
+The real `nbgrader autograde` CLI grades, one student each, an honest student and two attacks in notebook 02:
+a cell that writes 1.7 MB output messages for 8 s, and an answer whose first call by a hidden check writes 650
+messages of 1.5 MB to IOPub while the grader waits for the check's reply. The grader process's own peak memory
+(ru_maxrss of the nbgrader process, not of its kernels) stays within BOUND_MB of the honest student's, every one
+scores full marks, and the flooded cell says how much was dropped. Before the caps the first attack held the
+grader at 5.0 GB for 609 s, the second at 491 MB (the honest student: 294 MB).
+"""
+
+import subprocess
+import sys
+
+import pytest
+
+from grading import ASSIGNMENT, pipeline
+from grading.build import catalogue
+
+NB2 = "02_reject_and_break"
+BOUND_MB = 200  # over the honest student's peak
+PEAK = ("import atexit, resource, sys\n"
+        "atexit.register(lambda: sys.stderr.write('PEAK_KB %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+        "from nbgrader.apps.nbgraderapp import main\n"
+        "sys.argv = ['nbgrader'] + sys.argv[1:]\n"
+        "main()\n")
+FLOOD_CELL = """
+import sys, time
+_chunk = "y" * 1_700_000
+_end = time.time() + 8
+while time.time() < _end:
+    sys.stdout.write(_chunk)
+    sys.stdout.flush()
+"""
+FLOOD_CHECK = """
+import sys
+_flooded = []
+_plain = verify_draft
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    if not _flooded:  # the first check the grader runs: 650 messages of 1.5 MB on IOPub while it waits
+        _flooded.append(1)
+        for _ in range(650):
+            sys.stdout.write("z" * 1_500_000)
+            sys.stdout.flush()
+    return _plain(draft_probs, target_probs, draft_tokens)
+"""
+ATTACKS = {"flood-cell": FLOOD_CELL, "flood-check": FLOOD_CHECK}
+
+
+def peak_mb(course, student):
+    proc = subprocess.run([sys.executable, "-c", PEAK, "autograde", ASSIGNMENT, "--student", student],
+                          cwd=course, env=pipeline.env(), text=True, capture_output=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return int(proc.stderr.rsplit("PEAK_KB ", 1)[1].split()[0]) / 1024
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = pipeline.make_course(tmp_path_factory.mktemp("memory"))
+    pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
+    right = catalogue.parse(catalogue.answers_dir() / NB2 / "correct_while_loop.py").code
+    release = course / "release" / ASSIGNMENT
+    catalogue.write_submission(course / "submitted", "honest", NB2, right, release)
+    for student, attack in ATTACKS.items():
+        catalogue.write_submission(course / "submitted", student, NB2, right + "\n\n" + attack, release)
+    peaks = {student: peak_mb(course, student) for student in ["honest", *ATTACKS]}
+    return course, peaks
+
+
+@pytest.mark.parametrize("student", sorted(ATTACKS))
+def test_a_flood_leaves_the_grader_within_its_bound_and_the_student_graded(graded, student):
+    course, peaks = graded
+    assert peaks[student] < peaks["honest"] + BOUND_MB, peaks
+    scores = pipeline.scores(course)
+    for who in ("honest", student):
+        assert sum(score for score, _ in scores[who][NB2].values()) == 19, scores[who]
+
+
+def test_the_flooded_cell_says_what_was_dropped(graded):
+    import nbformat
+
+    course, _ = graded
+    nb = nbformat.read(course / "autograded" / "flood-cell" / ASSIGNMENT / f"{NB2}.ipynb", as_version=4)
+    notes = [o["data"]["text/plain"] for c in nb.cells for o in c.get("outputs", [])
+             if o.get("output_type") == "display_data" and "dropped by the grader" in o.get("data", {}).get("text/plain", "")]
+    assert len(notes) == 1 and "more output messages of this cell" in notes[0], notes
