@@ -5,7 +5,7 @@
 #   make grade  autograde submitted/ in parallel workers, feedback, class report
 #   make export grades.csv, moodle_grades.csv, and CANVAS=<Canvas gradebook export> filled as canvas_grades.csv
 #   make hub    a JupyterHub classroom on 127.0.0.1:8000 (as root): demo users, the exchange, Ctrl-C stops
-#   make lab    JupyterLab on the English assignments; `make lab LANG=zh`: the Chinese edition of Level 23, JupyterLab in Chinese
+#   make lab    JupyterLab on the assignments; `make lab LANG=zh`: JupyterLab in Chinese (both levels' *_zh folders)
 #   Both grade in the sandbox (bubblewrap); ARGS=--unsafe-no-sandbox runs trusted code without it.
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -79,13 +79,16 @@ docs: install  ## the handbook: docs/*.md (MyST) built by Sphinx into docs/_buil
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 	@echo "The handbook: docs/_build/html/index.html"
 
-lab: install  ## JupyterLab on the student notebooks (every assignment: ASSIGNMENT=level24_residual_and_bonus for one; LANG=zh: the Chinese edition of Level 23, JupyterLab in Chinese)
+# A student's JupyterLab: grading/lab/labconfig/page_config.json turns off nbgrader's instructor panels (Create
+# Assignment, Formgrader, Courses), which belong to the hub's instructor, not to a student (issue 42 item 5).
+lab: install  ## JupyterLab on the student notebooks (every assignment: ASSIGNMENT=level24_residual_and_bonus for one; LANG=zh: JupyterLab in Chinese, the Chinese editions are the *_zh folders)
 ifneq ($(LAB_ZH),)
 	@mkdir -p .lab-zh/@jupyterlab/translation-extension
 	@echo '{"locale": "zh_CN"}' > .lab-zh/@jupyterlab/translation-extension/plugin.jupyterlab-settings
-	LANG=C.UTF-8 JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.lab-zh jupyter lab --notebook-dir=release/level23_speculative_decoding_zh
+	LANG=C.UTF-8 JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.lab-zh JUPYTER_CONFIG_PATH=$(CURDIR)/grading/lab \
+	  jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
 else
-	jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
+	JUPYTER_CONFIG_PATH=$(CURDIR)/grading/lab jupyter lab --notebook-dir=release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
 endif
 
 # JupyterHub's proxy, pinned in hub/package-lock.json, into hub/node_modules/.

@@ -31,10 +31,11 @@ def free_port():
 
 
 @contextmanager
-def jupyter_lab(notebook_dir, log_path, locale=None):
+def jupyter_lab(notebook_dir, log_path, locale=None, env=None):
     """A JupyterLab server on 127.0.0.1 with a fresh token; yields its base URL and token.
 
-    ``locale`` (e.g. "zh_CN") sets JupyterLab's interface language, as `make lab LANG=zh` does.
+    ``locale`` (e.g. "zh_CN") sets JupyterLab's interface language, as `make lab LANG=zh` does;
+    ``env``: more environment variables (JUPYTER_CONFIG_PATH=grading/lab, as `make lab` sets).
     """
     port, token = free_port(), secrets.token_hex(16)
     home = Path(notebook_dir).parent / "home"
@@ -49,10 +50,12 @@ def jupyter_lab(notebook_dir, log_path, locale=None):
     tracker.mkdir(parents=True, exist_ok=True)
     # Render every cell (no windowing), so that widgets far down the page exist in the DOM.
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    extra_env = env
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
                JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTERLAB_SETTINGS_DIR=str(home / "lab-settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
     env.pop("NBGRADER_EXECUTION", None)
+    env.update(extra_env or {})
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
