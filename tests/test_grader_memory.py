@@ -1,4 +1,4 @@
-"""The grader's own memory is bounded when a student floods output (issue 41 item 1).
+"""The grader's own memory is bounded when a student floods output or submits a huge notebook (issue 41).
 
 The real `nbgrader autograde` CLI grades, one student each, an honest student and two attacks in notebook 02:
 a cell that writes 1.7 MB output messages for 8 s, and an answer whose first call by a hidden check writes 650
@@ -6,7 +6,14 @@ messages of 1.5 MB to IOPub while the grader waits for the check's reply. The gr
 (ru_maxrss of the nbgrader process, not of its kernels) stays within BOUND_MB of the honest student's, every one
 scores full marks, and the flooded cell says how much was dropped. Before the caps the first attack held the
 grader at 5.0 GB for 609 s, the second at 491 MB (the honest student: 294 MB).
+
+Three more students submit notebooks too large to show (item 2): a 3.6 MB answer cell, a 12 MB markdown attachment
+and 40,000 markdown cells. Autograde and `nbgrader generate_feedback` each stay within BOUND_MB of the honest
+student's peak, the notebook is cut with a note on top saying what was cut, and the answer still scores full marks.
+Before: the big cell's feedback took 1,117 MB and 31 s for a 14 MB page; the attachment made a 12 MB autograded
+notebook.
 """
+import json
 
 import subprocess
 import sys
@@ -44,10 +51,28 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
     return _plain(draft_probs, target_probs, draft_tokens)
 """
 ATTACKS = {"flood-cell": FLOOD_CELL, "flood-check": FLOOD_CHECK}
+BIG_CELL = "".join(f"x{i} = {i}  # a boring line\n" for i in range(110_000))  # 3.6 MB
 
 
-def peak_mb(course, student):
-    proc = subprocess.run([sys.executable, "-c", PEAK, "autograde", ASSIGNMENT, "--student", student],
+def attachment(nb):
+    import base64
+    import os
+
+    blob = base64.b64encode(os.urandom(9_000_000)).decode()  # 12 MB of base64
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "att1", "metadata": {}, "source": "![x](attachment:x.png)",
+                           "attachments": {"x.png": {"image/png": blob}}})
+
+
+def many_cells(nb):
+    nb["cells"][1:1] = [{"cell_type": "markdown", "id": f"m{i}", "metadata": {}, "source": f"*note {i}*"}
+                        for i in range(40_000)]
+
+
+LARGE = {"big-cell": None, "attachment": attachment, "many-cells": many_cells}
+
+
+def peak_mb(course, student, command="autograde"):
+    proc = subprocess.run([sys.executable, "-c", PEAK, command, ASSIGNMENT, "--student", student],
                           cwd=course, env=pipeline.env(), text=True, capture_output=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return int(proc.stderr.rsplit("PEAK_KB ", 1)[1].split()[0]) / 1024
@@ -62,7 +87,16 @@ def graded(tmp_path_factory):
     catalogue.write_submission(course / "submitted", "honest", NB2, right, release)
     for student, attack in ATTACKS.items():
         catalogue.write_submission(course / "submitted", student, NB2, right + "\n\n" + attack, release)
-    peaks = {student: peak_mb(course, student) for student in ["honest", *ATTACKS]}
+    for student, edit in LARGE.items():
+        path = catalogue.write_submission(course / "submitted", student, NB2,
+                                          right + ("\n\n" + BIG_CELL if edit is None else ""), release)
+        if edit:
+            nb = json.loads(path.read_text())
+            edit(nb)
+            path.write_text(json.dumps(nb))
+    peaks = {student: peak_mb(course, student) for student in ["honest", *ATTACKS, *LARGE]}
+    for student in ["honest", *LARGE]:
+        peaks[student, "feedback"] = peak_mb(course, student, "generate_feedback")
     return course, peaks
 
 
@@ -83,3 +117,19 @@ def test_the_flooded_cell_says_what_was_dropped(graded):
     notes = [o["data"]["text/plain"] for c in nb.cells for o in c.get("outputs", [])
              if o.get("output_type") == "display_data" and "dropped by the grader" in o.get("data", {}).get("text/plain", "")]
     assert len(notes) == 1 and "more output messages of this cell" in notes[0], notes
+
+
+@pytest.mark.parametrize("student", sorted(LARGE))
+def test_a_huge_notebook_is_cut_before_it_is_shown(graded, student):
+    import nbformat
+
+    course, peaks = graded
+    assert peaks[student] < peaks["honest"] + BOUND_MB, peaks
+    assert peaks[student, "feedback"] < peaks["honest", "feedback"] + BOUND_MB, peaks
+    assert sum(score for score, _ in pipeline.scores(course)[student][NB2].values()) == 19
+    autograded = course / "autograded" / student / ASSIGNMENT / f"{NB2}.ipynb"
+    assert autograded.stat().st_size < 2_000_000
+    first = nbformat.read(autograded, as_version=4).cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith("**The grader cut this notebook"), first.source
+    page = (course / "feedback" / student / ASSIGNMENT / f"{NB2}.html").read_text()
+    assert "The grader cut this notebook" in page and len(page) < 3_000_000

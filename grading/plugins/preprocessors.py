@@ -53,7 +53,13 @@ class CapOutputSize(NbGraderPreprocessor):
     max_total_chars = Integer(2_000_000, help="Characters of output kept per notebook").tag(config=True)
 
     def preprocess(self, nb, resources):
+        from grading.plugins import sanitize
+
         self._total = 0
+        cut = sanitize.bound_notebook(nb)  # the autograded notebook is bounded in size too (issue 41)
+        if cut:
+            self.log.warning("Notebook of %s cut before it is saved: %s", (resources or {}).get("metadata", {}).get(
+                "path", "?"), "; ".join(cut))
         return super().preprocess(nb, resources)
 
     def _cap(self, text):
@@ -201,9 +207,36 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
 # student HTML, SVG, markdown or script output can run anything there. The pages that are ours
 # (feedback, the class report) also carry PAGE_CSP, which forbids every inline script.
 
-MATHJAX_DIR = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/"  # nbgrader's feedback template loads MathJax from here
-PAGE_CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-            f"font-src 'self' data: {MATHJAX_DIR}; script-src {MATHJAX_DIR}; "
+# MathJax is inside each feedback page (issue 42 item 3: a classroom without the internet never reached the CDN):
+# MathJax 3's self-contained tex-svg.js from the pinned django-static-mathjax package, and its configuration,
+# as two inline scripts (templates/base/mathjax.html.j2, found before nbconvert's base); the page's CSP allows these two by hash, no other.
+MATHJAX_CONFIG = ("window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+                  "displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true}, "
+                  "svg: {fontCache: 'global'}, options: {enableMenu: false}};")
+
+
+def mathjax_source():
+    """MathJax 3's tex-svg.js, as the feedback page inlines it (a "</script" in it, were there one, would end the
+    script early: written "<\\/script")."""
+    import mathjax
+
+    with open(Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js", encoding="utf-8") as fh:
+        return re.sub(r"</(script)", r"<\\/\1", fh.read(), flags=re.IGNORECASE)
+
+
+def _script_hash(text):
+    import base64
+    import hashlib
+
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+try:
+    MATHJAX_SCRIPTS = f"{_script_hash(MATHJAX_CONFIG)} {_script_hash(mathjax_source())}"
+except ImportError:  # without the package the page shows formulas as TeX, and allows no script at all
+    MATHJAX_SCRIPTS = "'none'"
+PAGE_CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; font-src 'self' data:; "
+            f"script-src {MATHJAX_SCRIPTS}; "
             "base-uri 'none'; form-action 'none'; frame-src 'none'; object-src 'none'")
 CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{PAGE_CSP}">'
 
@@ -297,7 +330,10 @@ class SanitizeStudentContent(SanitizeHTML):
     CONTAINED = "contain: paint; overflow: hidden"
 
     def preprocess(self, nb, resources):
+        from grading.plugins import sanitize
+
         nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
+        sanitize.bound_notebook(nb)  # before anything renders it: cells, sources, attachments (issue 41)
         self._rendered_chars = 0
         return super().preprocess(nb, resources)
 
@@ -460,6 +496,15 @@ def feedback_summary(nb, labels, assignment=""):
     return {"labels": labels, "diagnosis": diagnosis, "checks": checks}
 
 
+class _MathJaxSource:
+    """MathJax's 2 MB of script, read when a page is rendered, not when this module is imported."""
+
+    def __str__(self):
+        return mathjax_source()
+
+    __html__ = __str__
+
+
 class PageExporter(HTMLExporter):
     """nbconvert's HTMLExporter for the feedback pages: the course's template (templates/course_feedback:
     nbgrader's feedback page with a summary on top, readable at any width, in the edition's language),
@@ -490,6 +535,11 @@ class PageExporter(HTMLExporter):
             priority = base.pop("display_data_priority")
             c.WidgetsDataTypeFilter.setdefault("display_data_priority", priority)
         return c
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.globals.update(mathjax_config=MATHJAX_CONFIG, mathjax_source=_MathJaxSource())
+        return environment
 
     def _preprocess(self, nb, resources):
         from grading import language

@@ -276,3 +276,94 @@ def refuse_unreadable():
 
     convert_single_notebook.__wrapped__ = original
     Autograde.convert_single_notebook = convert_single_notebook
+
+
+# What of a student's notebook is kept before anything renders it (issue 41): the autograded notebook (CapOutputSize)
+# and every page of one (SanitizeStudentContent). The course's notebooks have at most 46 cells, 1,600 characters a
+# cell, 15,000 in all, and attachments of a few bytes; a notebook past these bounds is cut, with a note on top.
+MAX_CELLS = 500  # cells kept; the instructor's cells are always kept, the student's own first ones up to this
+MAX_CELL_SOURCE = 20_000  # characters shown of one cell's source (head and tail)
+MAX_NOTEBOOK_SOURCE = 200_000  # characters of source in all; past them each further cell shows its first SHORT_SOURCE
+SHORT_SOURCE = 1_000
+MAX_ATTACHMENTS = 10  # attachments kept in a notebook
+MAX_ATTACHMENT_CHARS = 500_000  # characters (base64) of one attachment kept, and 2 x this of all together
+CUT_NOTE = "**The grader cut this notebook before showing it**: {what}."
+
+
+def _count(n, word):
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _source_text(cell):
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    return source if isinstance(source, str) else ""
+
+
+def bound_notebook(nb):
+    """Cut ``nb`` (a notebook node, in place) to the bounds above; a markdown cell on top says what was cut.
+    Returns what was cut, as phrases ([] when nothing was)."""
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        return []
+    cut = []
+    ours = sum(1 for c in cells if isinstance(c, dict) and isinstance(c.get("metadata"), dict)
+               and "nbgrader" in c["metadata"])
+    if len(cells) > MAX_CELLS:
+        room, kept = max(MAX_CELLS - ours, 0), []
+        for cell in cells:
+            if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict) and "nbgrader" in cell["metadata"]:
+                kept.append(cell)
+            elif room > 0:
+                kept.append(cell)
+                room -= 1
+        cut.append(f"{len(cells) - len(kept):,} of its {len(cells):,} cells (at most {MAX_CELLS:,} are shown)")
+        nb["cells"] = cells = kept
+    long_cells = short_cells = 0
+    total = 0
+    attachments = attachment_chars = dropped = 0
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = _source_text(cell)
+        if len(source) > MAX_CELL_SOURCE:
+            half = MAX_CELL_SOURCE // 2
+            source = (f"{source[:half]}\n... [{len(source) - 2 * half:,} characters of this cell cut by the grader] "
+                      f"...\n{source[-half:]}")
+            long_cells += 1
+        if total > MAX_NOTEBOOK_SOURCE and len(source) > SHORT_SOURCE:
+            source = f"{source[:SHORT_SOURCE]}\n... [the rest of this cell cut by the grader]"
+            short_cells += 1
+        total += len(source)
+        if source is not cell.get("source"):
+            cell["source"] = source
+        found = cell.get("attachments")
+        if found is None:
+            continue
+        kept = {}
+        for name, bundle in (found.items() if isinstance(found, dict) else ()):
+            size = len(json.dumps(bundle, default=str)) if isinstance(bundle, dict) else MAX_ATTACHMENT_CHARS + 1
+            if (attachments < MAX_ATTACHMENTS and size <= MAX_ATTACHMENT_CHARS
+                    and attachment_chars + size <= 2 * MAX_ATTACHMENT_CHARS):
+                kept[name] = bundle
+                attachments += 1
+                attachment_chars += size
+            else:
+                dropped += 1
+        if not isinstance(found, dict) or len(kept) < len(found):
+            cell["attachments"] = kept
+    if long_cells:
+        cut.append(f"the middle of {_count(long_cells, 'cell')} longer than {MAX_CELL_SOURCE:,} characters")
+    if short_cells:
+        cut.append(f"all but the start of {_count(short_cells, 'cell')} past its first {MAX_NOTEBOOK_SOURCE:,} characters")
+    if dropped:
+        cut.append(f"{_count(dropped, 'attachment')} (at most {MAX_ATTACHMENTS} of {MAX_ATTACHMENT_CHARS:,} characters each "
+                   f"are kept, {2 * MAX_ATTACHMENT_CHARS:,} in all)")
+    if cut:
+        note = nbformat.v4.new_markdown_cell(CUT_NOTE.format(what="; ".join(cut)))
+        minor = nb.get("nbformat_minor")
+        if not isinstance(minor, int) or minor < 5:  # cell ids exist from nbformat 4.5 on
+            note.pop("id", None)
+        cells.insert(0, note)
+    return cut
