@@ -89,6 +89,12 @@ if SandboxedExecute:
     # formgrader's view of a submission (both nbconvert's HTMLExporter) sanitise it first; the feedback
     # page also forbids inline script (PageExporter: a content security policy).
     c.HTMLExporter.preprocessors = [SanitizeStudentContent]
+    # The formgrader's MathJax from its own server, not a CDN (grading/templates/formgrader/base/mathjax.html.j2,
+    # found before nbconvert's base; nbgrader's formgrade templates stay as they are; issue 42 item 3).
+    import nbgrader as _nbgrader
+    c.HTMLExporter.extra_template_basedirs = [
+        os.path.join(HERE, "grading", "templates", "formgrader"),
+        os.path.join(os.path.dirname(_nbgrader.__file__), "server_extensions", "formgrader", "templates")]
     c.GenerateFeedback.exporter_class = PageExporter
     # The page: a summary on top (score, diagnosis, every check with its hint, failed first), readable at any
     # width, in the edition's language (grading/templates/). The hub's release_feedback hands out this page.

@@ -208,19 +208,21 @@ class HideHiddenTestDetails(NbGraderPreprocessor):
 # (feedback, the class report) also carry PAGE_CSP, which forbids every inline script.
 
 # MathJax is inside each feedback page (issue 42 item 3: a classroom without the internet never reached the CDN):
-# MathJax 3's self-contained tex-svg.js from the pinned django-static-mathjax package, and its configuration,
-# as two inline scripts (templates/base/mathjax.html.j2, found before nbconvert's base); the page's CSP allows these two by hash, no other.
+# MathJax 3's self-contained tex-svg-full.js from the pinned django-static-mathjax package, and its configuration,
+# as two inline scripts (templates/base/mathjax.html.j2, found before nbconvert's base); the page's CSP allows
+# these two by hash, no other.
 MATHJAX_CONFIG = ("window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
                   "displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], processEscapes: true}, "
                   "svg: {fontCache: 'global'}, options: {enableMenu: false}};")
 
 
 def mathjax_source():
-    """MathJax 3's tex-svg.js, as the feedback page inlines it (a "</script" in it, were there one, would end the
-    script early: written "<\\/script")."""
+    """MathJax 3's tex-svg-full.js, as the feedback page inlines it. The full one holds every TeX extension: one
+    that MathJax would load by itself (e.g. for a student's \\href) is refused by the CSP, which stopped all
+    typesetting. A "</script" in it, were there one, would end the script early: written "<\\/script"."""
     import mathjax
 
-    with open(Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js", encoding="utf-8") as fh:
+    with open(Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg-full.js", encoding="utf-8") as fh:
         return re.sub(r"</(script)", r"<\\/\1", fh.read(), flags=re.IGNORECASE)
 
 
