@@ -7,7 +7,8 @@ reference solutions, graded in-process by the real checks, per notebook:
 - points lost, as a share of the notebook's;
 - sentences whose cause the replay does not support: a failed check that says it follows from the diagnosed
   mistake where the named rule's model, run here on each of the check's calls, does not give what the student's
-  function gave (Level 23). Must be 0.
+  function gave (Level 23), or that the named Level 24 rules do not explain (grading/judge/rules.py: no call of the
+  check shows the rule's model). Must be 0.
 
     python benchmarks/one_mistake.py           # the table
     python benchmarks/one_mistake.py --limit 40
@@ -26,8 +27,10 @@ from grading import ASSIGNMENT  # noqa: E402
 from grading.build import catalogue  # noqa: E402
 from grading.judge import rules, rules23  # noqa: E402
 
-ALWAYS = {"test_visible", "test_visible_m1", "hidden_acceptance_rate", "hidden_mean_length"}
-# Level 23's checks by the concept they test.
+ALWAYS = {"test_visible", "test_visible_m1", "hidden_acceptance_rate", "hidden_mean_length",
+          "hidden_emitted_distribution", "hidden_first_token_distribution", "hidden_tokens_per_step"}
+LEVEL24 = "level24_residual_and_bonus"
+# Each notebook's checks by the concept they test (Level 23, then Level 24's notebooks 01 and 02).
 CONCEPTS = {
     "01_accept_branch": {
         "hidden_equal_accepts": "accept", "hidden_all_accept": "loop", "hidden_stops_first_reject": "loop",
@@ -40,7 +43,17 @@ CONCEPTS = {
         "hidden_break_not_continue": "loop", "hidden_coin_success_appends": "coin", "hidden_all_accepted": "accept",
         "hidden_q_zero": "accept", "hidden_empty_draft": "loop", "hidden_long_tensor": "types",
         "hidden_inputs_unchanged": "inputs", "hidden_other_draft": "ids"},
+    "01_correction_token": {
+        "hidden_no_multinomial_before_coin": "order", "hidden_one_correction": "one", "hidden_residual_exact":
+        "residual", "hidden_reject_at_first": "first", "hidden_correction_appended": "append",
+        "hidden_stops_after_correction": "loop", "hidden_all_accepted": "accept", "hidden_no_coin_when_p_ge_q": "accept",
+        "hidden_long_tensor": "types", "hidden_inputs_unchanged": "inputs"},
+    "02_bonus_and_step": {
+        "hidden_bonus_when_all_accepted": "bonus", "hidden_bonus_row_k": "bonus_row", "hidden_no_bonus_after_reject":
+        "one", "hidden_residual_exact": "residual", "hidden_call_order": "order", "hidden_one_new_token": "one",
+        "hidden_empty_draft": "empty", "hidden_long_tensor": "types", "hidden_inputs_unchanged": "inputs"},
 }
+ASSIGNMENT_OF = {nb: ASSIGNMENT if nb.startswith(("01_accept", "02_reject")) else LEVEL24 for nb in CONCEPTS}
 FOLLOWS = rules.FRAME["en"]["follows"].strip()
 
 
@@ -59,8 +72,11 @@ def concepts_of(checks, notebook):
 
 
 def points(notebook):
-    from regrade_golden import points as of
-    return of(notebook)
+    import nbformat
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "source" / ASSIGNMENT_OF[notebook] / f"{notebook}.ipynb",
+                       as_version=4)
+    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"]) for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata["nbgrader"].get("solution")}
 
 
 def unsupported(judge, notebook, name):
@@ -70,6 +86,10 @@ def unsupported(judge, notebook, name):
     for check in judge.failed:
         said = "".join(o.get("evalue", "") for o in getattr(judge, "outputs_by_check", {}).get(check, ()) if o.get("output_type") == "error")
         if FOLLOWS not in said or check in ALWAYS:
+            continue
+        if ASSIGNMENT_OF[notebook] == LEVEL24:  # said only of the checks the named rules explain
+            if check not in (judge.diagnosed or {}).get("explained", ()):
+                out.append(check)
             continue
         known = rules23._rules(notebook)
         mistakes = frozenset().union(*(known[n] for n in name.split("+"))) if name and all(
@@ -91,16 +111,18 @@ def measure(limit=None):
         total = sum(pts.values())
         rows = collections.Counter()
         worst = []
-        singles = [(a.name, a.code, set(a.must_lose)) for a in catalogue.load(notebook, ASSIGNMENT) if not a.full_marks]
-        reference = mutants.reference(ASSIGNMENT, notebook)
+        assignment = ASSIGNMENT_OF[notebook]
+        singles = [(a.name, a.code, set(a.must_lose)) for a in catalogue.load(notebook, assignment) if not a.full_marks]
+        reference = mutants.reference(assignment, notebook)
         generated = [(d, src, None) for d, src in mutants.mutants(reference)[:limit]]
         for kind, answers in (("catalogue", singles), ("mutants", generated)):
             for name, code, header in answers:
-                judge, line = mutants.grade(code, ASSIGNMENT, notebook)
+                judge, line = mutants.grade(code, assignment, notebook)
                 failed = [c for c in judge.failed if c is not None]
                 if not failed:
                     continue
-                named = rule_named(line, notebook)
+                named = rule_named(line, notebook) if assignment == ASSIGNMENT else (
+                    "+".join(sorted(r for r, _ in rules.diagnose(judge, 24))) or None)
                 if header is None and named is None:  # a mutant no rule names: its concept is unknown
                     rows[kind, "not named"] += 1
                     continue
@@ -124,7 +146,7 @@ def measure(limit=None):
 def rules23_checks(judge, notebook, named):
     """The failed checks the named rule's replay explains: its concept's checks for a mutant."""
     from grading.judge import causes
-    return causes.explained(judge, notebook, 23)
+    return causes.explained(judge, notebook, 23 if ASSIGNMENT_OF[notebook] == ASSIGNMENT else 24)
 
 
 def report(table):
@@ -141,6 +163,9 @@ def report(table):
 
 if __name__ == "__main__":
     limit = int(sys.argv[sys.argv.index("--limit") + 1]) if "--limit" in sys.argv else None
+    only = sys.argv[sys.argv.index("--level") + 1] if "--level" in sys.argv else None
+    if only:
+        CONCEPTS = {nb: c for nb, c in CONCEPTS.items() if (ASSIGNMENT_OF[nb] == LEVEL24) == (only == "24")}
     t = measure(limit)
     print(report(t))
     for notebook, (_, worst) in t.items():

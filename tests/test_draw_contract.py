@@ -58,15 +58,20 @@ def test_level24_visible_tests_name_the_contract_first(mistake, words):
         assert message is not None and message.startswith(words), message
 
 
-def test_the_stand_in_multinomial_needs_num_samples_as_torch_does():
+def test_the_stand_in_multinomial_records_a_missing_num_samples_in_torchs_words():
+    """torch raises TypeError without num_samples. The stand-in reads the call as one sample and records it, so one
+    check (and the visible test) says it, in torch's own words, and the other checks read through it (issue 39)."""
     with pytest.raises(TypeError) as real:
         torch.multinomial(torch.ones(3))
+    assert L24.NO_NUM_SAMPLES == str(real.value)
+    for call in (L24.Script(picks=[1]).multinomial, L24.Script(picks=[1]).method()):
+        assert call(torch.ones(3)).tolist() == [1]
     script = L24.Script(picks=[1])
-    with pytest.raises(TypeError) as stand_in:
-        script.multinomial(torch.ones(3))
-    assert str(stand_in.value) == str(real.value)
-    with pytest.raises(TypeError):
-        script.method()(torch.ones(3))
+    script.multinomial(torch.ones(3))
+    run = L24.Run()
+    run.events = script.events
+    assert L24.NO_NUM_SAMPLES in L24.num_samples_problem(run) and L24.one_call_problem(run)
+    assert L24.contract_problem(run, 0) == L24.num_samples_problem(run)
 
 
 L23_LOOP = '''

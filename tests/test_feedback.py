@@ -48,8 +48,8 @@ def test_feedback_names_each_failed_check_with_its_hint(graded_course):
     text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break"))
     assert "Check failed. AssertionError" in text
     # the hidden check says what happened on its case, and that it follows from the diagnosed mistake (issue 39)
-    assert "verify_draft returned [1, 3]; a right answer returns [1] here. This follows from the mistake named in " \
-           "the diagnosis above." in text
+    assert "verify_draft returned [1, 3]: token 3 came back after token 2 (position 1) was left out, that is, " \
+           "rejected. This follows from the mistake named in the diagnosis above." in text
     assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in text
 
 
@@ -88,8 +88,8 @@ def test_feedback_gives_the_diagnosis_first_and_above_the_hidden_checks(graded_c
 def test_chinese_feedback_names_the_failed_checks_and_the_mistake_in_chinese(graded_course):
     from conftest import ZH
     text = html_text(graded_course.feedback("02-continue-not-break", "02_reject_and_break", ZH))
-    assert "检查未通过。AssertionError: verify_draft 返回了 [1, 3]；正确答案在这里返回 [1]。" \
-           "这一项未通过，正是上面诊断指出的那个错误造成的。" in text  # the hidden check's facts, and its cause
+    assert "检查未通过。AssertionError: verify_draft 返回了 [1, 3]：token 2（位置 1）没有出现在结果中，也就是被拒绝了，" \
+           "它后面的 token 3 却又出现了。这一项未通过，正是上面诊断指出的那个错误造成的。" in text  # the hidden check's facts, and its cause
     assert "token 30 被拒绝后 token 40 又出现了" in text   # the visible test's message
     assert "诊断：拒绝之后你用了 continue" in text
     assert "Diagnosis:" not in text and "you used continue" not in text

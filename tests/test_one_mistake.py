@@ -1,4 +1,4 @@
-"""Issue 39: one mistake, one cause. Level 23's hidden checks state what happened on their own case; a cause is
+"""Issue 39: one mistake, one cause. Level 23's and Level 24's hidden checks state what happened on their own case; a cause is
 named only where the grader's replay of the diagnosed mistake gives the failure; a single mistake is charged in
 its own concept's checks (benchmarks/one_mistake.py prints the figures)."""
 
@@ -38,8 +38,17 @@ def test_continue_costs_its_own_checks_and_each_says_it_follows_from_the_diagnos
     assert judge.failed == ["test_visible", "hidden_no_draw_after_reject", "hidden_break_not_continue",
                             "hidden_mean_length"]
     said = errors(judge)
-    assert said["hidden_break_not_continue"] == ("verify_draft returned [1, 3]; a right answer returns [1] here. "
-                                                 "This follows from the mistake named in the diagnosis above.")
+    assert said["hidden_break_not_continue"] == ("verify_draft returned [1, 3]: token 3 came back after token 2 "
+                                                 "(position 1) was left out, that is, rejected. This follows from the "
+                                                 "mistake named in the diagnosis above.")
+
+
+def test_a_coin_that_compares_the_other_way_is_not_charged_for_loop_control():
+    """The loop checks read where this function rejected (the first drafted token it leaves out), so `r > p/q`
+    loses its coin checks, not break_not_continue and no_draw_after_reject as well."""
+    code = mutants.edited(ASSIGNMENT, NB2, [("if r < p / q:", "if r > p / q:")])
+    judge, _ = mutants.grade(code, ASSIGNMENT, NB2)
+    assert judge.failed and not {"hidden_break_not_continue", "hidden_no_draw_after_reject"} & set(judge.failed)
 
 
 @pytest.mark.parametrize("edit,owner", [
@@ -63,14 +72,59 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
     for notebook, (rows, _) in table.items():
         assert rows["catalogue", "unsupported"] == 0 and rows["mutants", "unsupported"] == 0, notebook
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
+        if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most
+            assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
+
+
+LEVEL24 = "level24_residual_and_bonus"
+
+
+@pytest.mark.parametrize("notebook,function", [("01_correction_token", "verify_and_correct"),
+                                               ("02_bonus_and_step", "speculative_step")])
+@pytest.mark.parametrize("returned", ["torch.tensor(accepted_tokens)", "tuple(accepted_tokens)",
+                                      "[torch.tensor(t) for t in accepted_tokens]"])
+def test_level24_a_result_of_the_wrong_type_costs_one_hidden_check_and_says_so(notebook, function, returned):
+    """Every other check reads a tuple, a 1-D integer tensor or one-value tensors as the ids they hold; the type is
+    hidden_long_tensor's, and the visible test's, to say."""
+    code = mutants.reference(LEVEL24, notebook) + (  # the right answer, its result handed back as ``returned``
+        f"\n_right = {function}\n\n\ndef {function}(draft_probs, target_probs, draft_tokens):\n"
+        f"    accepted_tokens = _right(draft_probs, target_probs, draft_tokens)\n    return {returned}\n")
+    judge, _ = mutants.grade(code, LEVEL24, notebook)
+    assert [c for c in judge.failed if c.startswith("hidden")] == ["hidden_long_tensor"], judge.failed
+    said = errors(judge)["hidden_long_tensor"]
+    assert f"{function} " in said and ("plain Python list" in said or "not all Python ints" in said), said
+
+
+@pytest.mark.parametrize("notebook,old,owner", [
+    ("01_correction_token", "torch.multinomial(residual, 1)", "hidden_one_correction"),
+    ("02_bonus_and_step", "torch.multinomial(residual, 1)", "hidden_one_new_token"),
+    ("02_bonus_and_step", "torch.multinomial(target_probs[k], 1)", "hidden_one_new_token"),
+])
+def test_level24_a_missing_num_samples_is_said_by_one_hidden_check(notebook, old, owner):
+    """torch raises TypeError without num_samples; the scripted checks read the call as one sample, one check says
+    it, and only the runs with the real torch.multinomial fail besides."""
+    code = mutants.edited(LEVEL24, notebook, [(old, old.replace(", 1)", ")"))])
+    judge, line = mutants.grade(code, LEVEL24, notebook)
+    hidden = [c for c in judge.failed if c.startswith("hidden") and c not in one_mistake.ALWAYS]
+    assert hidden == [owner], judge.failed
+    assert "without num_samples" in errors(judge)[owner] and "without num_samples" in line
+
+
+def test_level24_a_rejection_past_position_1_tells_the_previous_row_from_row_0():
+    """target_probs[i - 1] for the residual: the rejection at position 2 shows row 1 was used, not row 0."""
+    code = mutants.edited(LEVEL24, "02_bonus_and_step", [("target_probs[i] - draft_probs[i]",
+                                                          "target_probs[i - 1] - draft_probs[i - 1]")])
+    judge, _ = mutants.grade(code, LEVEL24, "02_bonus_and_step")
+    assert "hidden_residual_exact" in judge.failed
+    assert "the correction used row 1, but the rejection was at position 2" in errors(judge)["hidden_residual_exact"]
 
 
 def test_the_graders_own_refusal_is_not_reported_as_raised_by_the_students_function():
     """Level 24's sample_steps refuses a result it cannot read; that was said as 'AssertionError raised by
     verify_and_correct' although the student's function raised nothing."""
-    code = mutants.edited("level24_residual_and_bonus", "01_correction_token",
-                          [("return accepted_tokens", "return torch.tensor(accepted_tokens)")])
-    judge, _ = mutants.grade(code, "level24_residual_and_bonus", "01_correction_token")
+    code = mutants.edited(LEVEL24, "01_correction_token",
+                          [("return accepted_tokens", "return {'tokens': accepted_tokens}")])
+    judge, _ = mutants.grade(code, LEVEL24, "01_correction_token")
     said = errors(judge)
     assert "hidden_emitted_distribution" in said
     assert all("raised by" not in s for s in said.values()), said

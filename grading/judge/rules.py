@@ -692,7 +692,7 @@ LEVEL24_RULES = {
     "correction_every_coin": ({"correction_every_coin"}, "order"),
     "coin_every_position": ({"coin_every_position"}, "order"),
     "second_coin": ({"second_coin"}, "order"),
-    "continue_after_correction": ({"continue_after_correction"}, "order"),
+    "continue_after_correction": ({"continue_after_correction"}, "tokens_order"),
     "bonus_row_k_minus_1": ({"bonus_row_k_minus_1"}, "bonus"),
     "bonus_from_draft": ({"bonus_from_draft"}, "bonus"),
     "bonus_argmax": ({"bonus_argmax"}, "tokens_order"),
@@ -788,10 +788,10 @@ def level24_evidence(calls, bonus):
                       "many_samples": any(e[0] == "multinomial" and isinstance(e[1], int) and e[1] > 1
                                           for e in trace["events"]),
                       "inputs_changed": trace["inputs_changed"], "reseeds": trace.get("reseeded") is True,
-                      "not_a_list": trace["tokens"] is None and trace["error"] is None
-                      and trace.get("result_type") != "list",
-                      "not_token_ids": trace["tokens"] is None and trace["error"] is None
-                      and trace.get("result_type") == "list",
+                      "not_a_list": (trace["tokens"] is None or trace.get("plain") is False)
+                      and trace["error"] is None and trace.get("result_type") != "list",
+                      "not_token_ids": (trace["tokens"] is None or trace.get("plain") is False)
+                      and trace["error"] is None and trace.get("result_type") == "list",
                       "multinomial_every_row": _leading_multinomials(trace) >= 2,
                       "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
                       and "r" in _order(right)}

@@ -344,16 +344,18 @@ COMMENTS = {
         "TODO 2：这里 p < q。抽一次 r；若 r < p / q 则接受，否则停止循环。",
     "Hidden check: one draw per p < q position, in position order; none for p >= q (p == q included).":
         "隐藏检查：每个 p < q 的位置抽一次，按位置顺序；p >= q（包括 p == q）时不抽。",
-    "Hidden check: nothing is drawn after a rejection.": "隐藏检查：拒绝之后不再抽随机数。",
+    "Hidden check: nothing is drawn after the function's own first rejection (the first drafted token it leaves out).":
+        "隐藏检查：函数自己第一次拒绝之后（即结果中第一个缺少的草稿 token 之后）不再抽随机数。",
     "Hidden check: each draw asks for a single value.": "隐藏检查：每次抽取只要一个值。",
     "Hidden check: r == p/q rejects (the comparison is strict).": "隐藏检查：r == p/q 时拒绝（严格比较）。",
     "Hidden check: p == 0 rejects, even when r is 0.": "隐藏检查：p == 0 时拒绝，即使 r 为 0。",
-    "Hidden check: a rejection stops the loop (break, not continue).": "隐藏检查：拒绝会停止循环（break，不是 continue）。",
+    "Hidden check: a rejection stops the loop (break, not continue): no token after the function's own first rejection comes back.":
+        "隐藏检查：拒绝会停止循环（break，不是 continue）：函数自己第一次拒绝之后的 token 不会再出现在结果中。",
     "Hidden check: a successful coin flip appends the drafted token id (token 7 is the target's most likely here).":
         "隐藏检查：掷硬币成功时追加草稿 token 的 id（此处目标模型概率最高的是 token 7）。",
-    "Hidden check: an all-accepted draft comes back whole, and p just below q (0.4995 against 0.5) is not accepted "
-    "outright.":
-        "隐藏检查：全部被接受的草稿原样返回；p 略小于 q（0.4995 对 0.5）时不能直接接受。",
+    "Hidden check: a draft whose every position has p >= q comes back whole, and p just below q (0.4995 against 0.5) "
+    "is not accepted outright: it costs a draw.":
+        "隐藏检查：每个位置都满足 p >= q 的草稿原样返回；p 略小于 q（0.4995 对 0.5）时不能直接接受，要抽一次随机数。",
     "Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.":
         "隐藏检查：用真实的 torch.rand（固定种子），p < q 的位置被接受的比例约为 p/q。",
     "Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.":
@@ -470,6 +472,10 @@ HELPERS = {
         "fact": {
             "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
             "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
+            "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，"
+                            "它后面的 token {token} 却又出现了",
+            "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 "
+                                  "torch.rand；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
             "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
             "not_plain": "{function} 返回的是 {type}，不是由 int 组成的普通 Python 列表",
             "items_not_int": "{function} 返回的列表里，并非每一项都是 Python int",

@@ -118,10 +118,10 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "not-p": ("5300049f", """
 这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
 """),
-        "hidden-checks": ("c89ba524", """
+        "hidden-checks": ("55d1f411", """
 ## 隐藏检查
 
-最上面是诊断：批改时用一行文字指出你的函数犯了哪一种已知的错误（如果有的话）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+最上面是诊断：批改时用一行文字指出你的函数犯了哪一种已知的错误（如果有的话）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
 """),
     },
     "02_bonus_and_step": {
@@ -210,10 +210,10 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
 """),
-        "hidden-checks": ("d3415a80", """
+        "hidden-checks": ("d0d8c57b", """
 ## 隐藏检查
 
-首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；`torch.LongTensor` 形式的 token；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
 """),
         "why-return": ("e831bef4", """
 为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外 token，变成两个新 token。`return` 让这一步只以修正 token 结束。
@@ -332,21 +332,22 @@ COMMENTS = {
     "speculative_step behaves like (or \"none\").": "（speculative_step）的行为像哪一种已知错误（或者没有发现错误）。",
     "Hidden check: torch.multinomial is not called before the coin that rejects.":
         "隐藏检查：在决定拒绝的那次掷硬币之前不调用 torch.multinomial。",
-    "Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.":
-        "隐藏检查：一次拒绝恰好增加一个修正 token，来自一次 torch.multinomial 调用。",
-    "Hidden check: the values passed to torch.multinomial are row i's normalised max(0, p - q), to within 1e-6.":
-        "隐藏检查：传给 torch.multinomial 的值是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
-    "Hidden check: a rejection at position 0 gives only the correction token, drawn from row 0's residual.":
-        "隐藏检查：位置 0 被拒绝时只返回修正 token，它从第 0 行的残差分布中抽取。",
-    "Hidden check: the token torch.multinomial returned is appended, as an int, after the accepted prefix.":
-        "隐藏检查：torch.multinomial 返回的 token 以 int 追加在被接受的前缀之后。",
-    "Hidden check: nothing is verified or added after the correction token.":
-        "隐藏检查：修正 token 之后不再验证、也不再追加任何东西。",
+    "Hidden check: a rejection (at position 1 of 3, the only p < q position) draws its correction with exactly one torch.multinomial call, for one sample (num_samples given, as torch requires).":
+        "隐藏检查：一次拒绝（发生在 3 个位置中的位置 1，也是唯一 p < q 的位置）只调用一次 torch.multinomial、只抽一个样本来得到修正 token（给出 num_samples，torch 要求必须给出）。",
+    "Hidden check: the correction's torch.multinomial call gets row i's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.":
+        "隐藏检查：拒绝发生在位置 2 和位置 1 时，为修正 token 调用的 torch.multinomial 收到的都是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
+    "Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.":
+        "隐藏检查：位置 0 被拒绝时（草稿只有一个 token），修正 token 排在最前，被拒绝的草稿不出现在结果中。",
+    "Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.":
+        "隐藏检查：torch.multinomial 返回的 token 紧接着追加在被接受的前缀之后。",
+    "Hidden check: nothing after the correction token is verified: no further coin, no later draft.":
+        "隐藏检查：修正 token 之后不再验证任何位置：不再掷硬币，也不返回后面的草稿。",
     "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
         "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外 token）。",
     "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
         "隐藏检查：p >= q 的位置不掷硬币直接接受（Level 23 的规则仍然成立）。",
-    "Hidden check: draft_tokens given as a torch.LongTensor.": "隐藏检查：draft_tokens 以 torch.LongTensor 给出。",
+    "Hidden check: draft_tokens as a torch.LongTensor gives what the same ids as a list give, and the result is a plain list of Python ints.":
+        "隐藏检查：draft_tokens 以 torch.LongTensor 给出时，结果与同样的 id 以列表给出时相同，且结果是由 Python int 组成的普通列表。",
     "Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.":
         "隐藏检查：draft_probs、target_probs 和 draft_tokens 保持不变。",
     "Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.":
@@ -359,16 +360,16 @@ COMMENTS = {
         "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外 token。",
     "Hidden check: when all K drafts are accepted, one bonus token follows them.":
         "隐藏检查：K 个草稿全部被接受时，后面跟一个额外 token。",
-    "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call after every coin.":
-        "隐藏检查：额外 token 从 target_probs[K] 中抽取，在所有硬币之后调用一次 torch.multinomial。",
+    "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call.":
+        "隐藏检查：额外 token 从 target_probs[K] 中抽取，只调用一次 torch.multinomial。",
     "Hidden check: after a rejection the correction is the only new token: no bonus.":
         "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外 token。",
-    "Hidden check: the correction is drawn from the rejected row's normalised max(0, p - q), to within 1e-6.":
-        "隐藏检查：修正 token 从被拒绝那一行归一化的 max(0, p - q) 中抽取，误差在 1e-6 以内。",
+    "Hidden check: the correction's torch.multinomial call gets the rejected row's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.":
+        "隐藏检查：拒绝发生在位置 2 和位置 1 时，为修正 token 调用的 torch.multinomial 收到的都是被拒绝那一行归一化的 max(0, p - q)，误差在 1e-6 以内。",
     "Hidden check: torch.multinomial is called only after the coins have decided.":
         "隐藏检查：只在硬币都掷完之后才调用 torch.multinomial。",
-    "Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token.":
-        "隐藏检查：无论发生什么，一步都返回被接受的前缀再加恰好一个新 token。",
+    "Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token, and calls torch.multinomial with num_samples, as torch requires.":
+        "隐藏检查：无论发生什么，一步都返回被接受的前缀再加恰好一个新 token，并且调用 torch.multinomial 时给出 num_samples（torch 要求必须给出）。",
     "Hidden check: an empty draft (K = 0) still gives one token, the bonus from target_probs[0].":
         "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外 token。",
     "Hidden check: with the real randomness (fixed seed) and drafts sampled from q, the first token follows p.":
@@ -428,6 +429,8 @@ HELPERS = {
             "raised": "{function} 抛出了 {error}",
             "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
             "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
+            "not_ids": "{function} 返回的列表里有不是 Python int 的元素（{types}）：从 draft_tokens[i] 或 torch.multinomial "
+                       "得到的 token_id 是张量，要用 int(...) 转成 int",
         },
         "refusals": [
             "prob_dist 必须是一维或二维张量",
@@ -457,10 +460,15 @@ HELPERS = {
             "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1",
         },
         "tokens": "得到 {got}，期望 {expected}",
+        "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时结果为 {listed}",
+        "after_correction": {
+            "coins": "torch.rand 被调用了 {coins} 次；位置 {i} 的拒绝来自第 {needed} 次掷硬币，修正 token 之后不应再验证任何位置",
+            "drafts": "得到 {got}：位置 {i} 的修正 token 之后，后面的草稿 {later} 也被返回了",
+        },
+        "rejected_kept": "得到 {got}：位置 {i} 已被拒绝，被拒绝的草稿 {token} 却仍被返回",
         "tokens_why": "得到 {got}，期望 {expected}：{why}",
         "bonus": {
             "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
-            "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
             "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
             "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
             "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",

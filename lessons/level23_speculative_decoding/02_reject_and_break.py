@@ -296,10 +296,10 @@ spec_checks.check(run, [12])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: nothing is drawn after a rejection.
+# Hidden check: nothing is drawn after the function's own first rejection (the first drafted token it leaves out).
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)]), draws=[0.9, 0.0, 0.0])
-spec_checks.check(run, [], 1)
+case = spec_checks.Case([(3, 0.1, 0.5), (5, 0.1, 0.5), (8, 0.1, 0.5)])
+spec_checks.check_stops(spec_checks.run_verify(verify_draft, case, draws=[0.9, 0.0, 0.0]), case)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_single_value_draws", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -325,10 +325,10 @@ spec_checks.check(run, [])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_break_not_continue", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a rejection stops the loop (break, not continue).
+# Hidden check: a rejection stops the loop (break, not continue): no token after the function's own first rejection comes back.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)]), draws=[0.95, 0.95, 0.95])
-spec_checks.check(run, [1])
+case = spec_checks.Case([(1, 0.9, 0.3), (2, 0.1, 0.8), (3, 0.9, 0.2)])
+spec_checks.check_stops(spec_checks.run_verify(verify_draft, case, draws=[0.95, 0.95, 0.95]), case, draws=False)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -339,12 +339,12 @@ spec_checks.check_ids(run, [4])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: an all-accepted draft comes back whole, and p just below q (0.4995 against 0.5) is not accepted outright.
+# Hidden check: a draft whose every position has p >= q comes back whole, and p just below q (0.4995 against 0.5) is not accepted outright: it costs a draw.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.2, 0.8)]), draws=[0.1] * 4)
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.6, 0.3), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.9, 0.2)]), draws=[0.1] * 4)
 spec_checks.check(run, [4, 9, 6, 2])
 near = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.4995, 0.5)]), draws=[0.9995] * 2)
-spec_checks.check(near, [])
+spec_checks.check_calls(near, 1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -253,8 +253,9 @@ print(fit_line(counts, want))
 # one correction token; the exact normalised residual of the rejected row; a rejection at
 # position 0; the correction appended as the token `torch.multinomial` gave; nothing after the
 # correction; no correction when every draft is accepted; no coin where `p >= q`; a
-# `torch.LongTensor` of tokens; unchanged inputs; and, with the real randomness under a fixed
-# seed, the distribution of the emitted token.
+# `torch.LongTensor` of tokens giving what a list gives, and a result that is a plain list of
+# Python ints; unchanged inputs; and, with the real randomness under a fixed seed, the
+# distribution of the emitted token.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
@@ -270,48 +271,50 @@ spec_checks.check(spec_checks.call_order_problem(run, 2))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_one_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a rejection adds exactly one correction token, from one torch.multinomial call.
+# Hidden check: a rejection (at position 1 of 3, the only p < q position) draws its correction with exactly one torch.multinomial call, for one sample (num_samples given, as torch requires).
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1], [0.5, 0.1, 0.2, 0.2], [0.25, 0.25, 0.25, 0.25]],
-                        [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4], [0.7, 0.1, 0.1, 0.1]], [1, 0, 3])
-run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[3, 2])
-spec_checks.check(spec_checks.one_new_token_problem(run, 1))
+                        [[0.3, 0.3, 0.2, 0.2], [0.1, 0.3, 0.2, 0.4], [0.7, 0.1, 0.1, 0.1]], [0, 0, 0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.9], picks=[1, 2])
+spec_checks.check(spec_checks.one_call_problem(run))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: the values passed to torch.multinomial are row i's normalised max(0, p - q), to within 1e-6.
+# Hidden check: the correction's torch.multinomial call gets row i's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.
 ### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.4, 0.2, 0.2, 0.2], [0.1, 0.5, 0.2, 0.2], [0.1, 0.2, 0.6, 0.1]],
+                        [[0.5, 0.1, 0.2, 0.2], [0.2, 0.6, 0.1, 0.1], [0.3, 0.1, 0.2, 0.4]], [0, 1, 2])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.9], picks=[3])
+spec_checks.check(spec_checks.residual_problem(run, case, 2, 1))
 case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
                         [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3]], [1, 0])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.1, 0.9], picks=[4])
-multis = run.multinomials
-spec_checks.check(run.problem or (None if multis else spec_checks.say("never_called_after_reject"))
-                  or spec_checks.distribution_problem(multis[-1][1], case, 1))
+spec_checks.check(spec_checks.residual_problem(run, case, 1, 2))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_reject_at_first", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a rejection at position 0 gives only the correction token, drawn from row 0's residual.
+# Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.2, 0.2, 0.6], [0.3, 0.3, 0.4]], [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]], [2, 1])
+case = spec_checks.Case([[0.2, 0.2, 0.6]], [[0.5, 0.3, 0.2]], [2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[0])
-spec_checks.check(spec_checks.correction_problem(run, case, 0, 1) or spec_checks.tokens_problem(run, [0]))
+spec_checks.check(spec_checks.first_rejection_problem(run, case, [0]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_correction_appended", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: the token torch.multinomial returned is appended, as an int, after the accepted prefix.
+# Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.3, 0.3, 0.4]], [1, 2])
+case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.35, 0.25, 0.4]], [1, 2])
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[0])
-spec_checks.check(spec_checks.tokens_problem(run, [1, 0]))
+spec_checks.check(spec_checks.appended_problem(run, case, [1], [0], 1))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_after_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: nothing is verified or added after the correction token.
+# Hidden check: nothing after the correction token is verified: no further coin, no later draft.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.6, 0.2, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]],
-                        [[0.2, 0.4, 0.4], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], [0, 1, 2])
-run = spec_checks.run_step(verify_and_correct, case, draws=[0.9, 0.0], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [2]))
+case = spec_checks.Case([[0.6, 0.2, 0.1, 0.1], [0.1, 0.8, 0.05, 0.05], [0.3, 0.3, 0.3, 0.1]],
+                        [[0.2, 0.2, 0.1, 0.5], [0.1, 0.8, 0.05, 0.05], [0.3, 0.3, 0.3, 0.1]], [0, 1, 2])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.9, 0.0], picks=[3])
+spec_checks.check(spec_checks.after_correction_problem(run, case, 0, 1))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -335,11 +338,12 @@ spec_checks.check(run.problem or (None if run.rand_calls == 1 else
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: draft_tokens given as a torch.LongTensor.
+# Hidden check: draft_tokens as a torch.LongTensor gives what the same ids as a list give, and the result is a plain list of Python ints.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET, [0, 1], tokens_as="tensor")
 run = spec_checks.run_step(verify_and_correct, case, draws=[0.7], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 2]))
+listed = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET, [0, 1])
+spec_checks.check(spec_checks.tensor_problem(run, spec_checks.run_step(verify_and_correct, listed, draws=[0.7], picks=[2])))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

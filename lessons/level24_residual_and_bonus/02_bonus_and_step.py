@@ -279,7 +279,8 @@ quiz("l24_some_k_helps")
 # First, the diagnosis. Then, one behaviour each (1 point each): a bonus token when every draft
 # is accepted; the bonus drawn from `target_probs[K]`; no bonus after a rejection; the correction
 # drawn from the rejected row's exact normalised residual; no `torch.multinomial` before the
-# coins; exactly one new token per step; an empty draft; a `torch.LongTensor` of tokens; unchanged
+# coins; exactly one new token per step; an empty draft; a `torch.LongTensor` of tokens giving what
+# a list gives, and a result that is a plain list of Python ints; unchanged
 # inputs; and, with the real randomness under a fixed seed, the first token's distribution and
 # the mean number of tokens per step.
 
@@ -291,12 +292,12 @@ quiz("l24_some_k_helps")
 # Hidden check: when all K drafts are accepted, one bonus token follows them.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.2, 0.5, 0.3], [0.4, 0.4, 0.2]], [[0.4, 0.3, 0.3], [0.1, 0.6, 0.3], [0.5, 0.2, 0.3]], [0, 1])
-run = spec_checks.run_step(speculative_step, case, draws=[0.0], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 2]))
+run = spec_checks.run_step(speculative_step, case, draws=[0.0], picks=[0])
+spec_checks.check(spec_checks.tokens_problem(run, [0, 1, spec_checks.bonus_token(run, case, [0])]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_bonus_row_k", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call after every coin.
+# Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2], [0.3, 0.3, 0.4]],
                         [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.2, 0.3, 0.5], [0.7, 0.2, 0.1]], [1, 0, 2])
@@ -309,18 +310,21 @@ spec_checks.check(spec_checks.bonus_problem(run, case))
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2]], [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.1, 0.1, 0.8]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[1, 2])
-spec_checks.check(spec_checks.tokens_problem(run, [1, 1]) or spec_checks.one_new_token_problem(run, 1))
+spec_checks.check(spec_checks.appended_problem(run, case, [1], [1, 2], 2) or spec_checks.new_tokens_problem(run, 1))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_residual_exact", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: the correction is drawn from the rejected row's normalised max(0, p - q), to within 1e-6.
+# Hidden check: the correction's torch.multinomial call gets the rejected row's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.
 ### BEGIN HIDDEN TESTS
+case = spec_checks.Case([[0.4, 0.2, 0.2, 0.2], [0.1, 0.5, 0.2, 0.2], [0.1, 0.2, 0.6, 0.1]],
+                        [[0.5, 0.1, 0.2, 0.2], [0.2, 0.6, 0.1, 0.1], [0.3, 0.1, 0.2, 0.4], [0.25, 0.25, 0.25, 0.25]],
+                        [0, 1, 2])
+run = spec_checks.run_step(speculative_step, case, draws=[0.9], picks=[3])
+spec_checks.check(spec_checks.residual_problem(run, case, 2, 1))
 case = spec_checks.Case([[0.1, 0.6, 0.2, 0.1, 0.0], [0.5, 0.1, 0.2, 0.1, 0.1]],
                         [[0.3, 0.3, 0.2, 0.1, 0.1], [0.1, 0.3, 0.1, 0.2, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2]], [1, 0])
 run = spec_checks.run_step(speculative_step, case, draws=[0.1, 0.9], picks=[4])
-multis = run.multinomials
-spec_checks.check(run.problem or (None if multis else spec_checks.say("never_called_after_reject"))
-                  or spec_checks.distribution_problem(multis[0][1], case, 1))
+spec_checks.check(spec_checks.residual_problem(run, case, 1, 2))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_call_order", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -332,13 +336,13 @@ spec_checks.check(spec_checks.call_order_problem(run, 2))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_one_new_token", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token.
+# Hidden check: whatever happens, a step returns its accepted prefix plus exactly one new token, and calls torch.multinomial with num_samples, as torch requires.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.4], [0.6, 0.2, 0.2], [0.3, 0.3, 0.4]],
                         [[0.2, 0.4, 0.4], [0.3, 0.4, 0.3], [0.2, 0.3, 0.5], [0.7, 0.2, 0.1]], [1, 0, 2])
 for draws, accepted in (([0.9], 0), ([0.1, 0.9], 1), ([0.1, 0.1], 3)):
     run = spec_checks.run_step(speculative_step, case, draws=draws, picks=[2, 1])
-    spec_checks.check(spec_checks.one_new_token_problem(run, accepted))
+    spec_checks.check(spec_checks.num_samples_problem(run) or spec_checks.new_tokens_problem(run, accepted, expected=[1, 0, 2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -346,16 +350,15 @@ for draws, accepted in (([0.9], 0), ([0.1, 0.9], 1), ([0.1, 0.1], 3)):
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([], [[0.1, 0.2, 0.7]], [])
 run = spec_checks.run_step(speculative_step, case, draws=[], picks=[2])
-spec_checks.check(spec_checks.tokens_problem(run, [2]) or spec_checks.bonus_problem(run, case))
+spec_checks.check(spec_checks.tokens_problem(run, [spec_checks.bonus_token(run, case, [2])]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_long_tensor", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: draft_tokens given as a torch.LongTensor.
+# Hidden check: draft_tokens as a torch.LongTensor gives what the same ids as a list give, and the result is a plain list of Python ints.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case(spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET + [spec_checks.VISIBLE_BONUS_ROW], [0, 1],
-                        tokens_as="tensor")
-run = spec_checks.run_step(speculative_step, case, draws=[0.1], picks=[3])
-spec_checks.check(spec_checks.tokens_problem(run, [0, 1, 3]))
+rows = (spec_checks.VISIBLE_DRAFT, spec_checks.VISIBLE_TARGET + [spec_checks.VISIBLE_BONUS_ROW], [0, 1])
+run = spec_checks.run_step(speculative_step, spec_checks.Case(*rows, tokens_as="tensor"), draws=[0.1], picks=[3])
+spec_checks.check(spec_checks.tensor_problem(run, spec_checks.run_step(speculative_step, spec_checks.Case(*rows), draws=[0.1], picks=[3])))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

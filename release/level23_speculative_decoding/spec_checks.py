@@ -93,6 +93,10 @@ TEXT = {
     "fact": {
         "returned": "{function} returned {got}; a right answer returns {expected} here",
         "draw_count": "{function} called torch.rand {calls} time(s) here; a right answer calls it {expected} time(s)",
+        "after_reject": "{function} returned {got}: token {token} came back after token {rejected} (position {i}) was "
+                        "left out, that is, rejected",
+        "draws_after_reject": "{function} left out token {rejected} (position {i}), that is, rejected it, yet called "
+                              "torch.rand {calls} time(s); up to that rejection there are {allowed} p < q position(s)",
         "shapes": "{function} asked torch.rand for the shapes {shapes}; a draw is torch.rand(1), one value",
         "not_plain": "{function} returned a {type}, not a plain Python list of ints",
         "items_not_int": "{function} returned a list whose items are not all Python ints",
@@ -507,6 +511,27 @@ def check(run, expected_tokens=None, calls=None):
         kind = kind or "calls"
     if facts:
         raise Failed(_facts(*facts), kind)
+
+
+def check_stops(run, case, draws=True):
+    """Nothing after the function's own first rejection: no later token comes back, and (``draws``) no draw is made
+    past it. Read by role: the first drafted token the result leaves out is where this function rejected, whichever
+    way its coin compares, so a coin mistake (another check's) is not charged here as well."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    if _type(got) is not _list:
+        raise Failed(_facts(_fact("returned", got=said(run), expected="?")), "tokens")
+    k = 0
+    while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
+        k += 1
+    if k == _count(ids):
+        return
+    if _count(got) > k:
+        raise Failed(_facts(_fact("after_reject", got=said(run), token=got[k], rejected=ids[k], i=k)), "tokens")
+    allowed = sum(1 for _, p, q in case.positions[: k + 1] if p < q)
+    calls = run.calls
+    if draws and (_type(calls) is not _int or calls > allowed):
+        raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
 
 
 def check_calls(run, calls):

@@ -73,6 +73,8 @@ TEXT = {
     "fact": {
         "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
         "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
+        "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，它后面的 token {token} 却又出现了",
+        "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 torch.rand；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
         "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
         "not_plain": "{function} 返回的是 {type}，不是由 int 组成的普通 Python 列表",
         "items_not_int": "{function} 返回的列表里，并非每一项都是 Python int",
@@ -476,6 +478,27 @@ def check(run, expected_tokens=None, calls=None):
         kind = kind or "calls"
     if facts:
         raise Failed(_facts(*facts), kind)
+
+
+def check_stops(run, case, draws=True):
+    """Nothing after the function's own first rejection: no later token comes back, and (``draws``) no draw is made
+    past it. Read by role: the first drafted token the result leaves out is where this function rejected, whichever
+    way its coin compares, so a coin mistake (another check's) is not charged here as well."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    if _type(got) is not _list:
+        raise Failed(_facts(_fact("returned", got=said(run), expected="?")), "tokens")
+    k = 0
+    while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
+        k += 1
+    if k == _count(ids):
+        return
+    if _count(got) > k:
+        raise Failed(_facts(_fact("after_reject", got=said(run), token=got[k], rejected=ids[k], i=k)), "tokens")
+    allowed = sum(1 for _, p, q in case.positions[: k + 1] if p < q)
+    calls = run.calls
+    if draws and (_type(calls) is not _int or calls > allowed):
+        raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
 
 
 def check_calls(run, calls):

@@ -42,7 +42,8 @@ TEXT = {
         "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
         "raised": "{function} 抛出了 {error}",
         "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
-        "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表"
+        "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
+        "not_ids": "{function} 返回的列表里有不是 Python int 的元素（{types}）：从 draft_tokens[i] 或 torch.multinomial 得到的 token_id 是张量，要用 int(...) 转成 int"
     },
     "refusals": [
         "prob_dist 必须是一维或二维张量",
@@ -77,10 +78,15 @@ TEXT = {
         "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1"
     },
     "tokens": "得到 {got}，期望 {expected}",
+    "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时结果为 {listed}",
+    "after_correction": {
+        "coins": "torch.rand 被调用了 {coins} 次；位置 {i} 的拒绝来自第 {needed} 次掷硬币，修正 token 之后不应再验证任何位置",
+        "drafts": "得到 {got}：位置 {i} 的修正 token 之后，后面的草稿 {later} 也被返回了"
+    },
+    "rejected_kept": "得到 {got}：位置 {i} 已被拒绝，被拒绝的草稿 {token} 却仍被返回",
     "tokens_why": "得到 {got}，期望 {expected}：{why}",
     "bonus": {
         "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
-        "before_coin": "torch.multinomial 在最后一次掷硬币之前被调用（调用顺序：{calls}）",
         "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
         "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
         "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
@@ -146,6 +152,7 @@ _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
 _float = (0.0).__class__          # float
+_tuple = ().__class__              # tuple
 # Functions the student writes, and the helpers that call one of them. When grading, the
 # checks run in the grader's own process and these helpers call the student's function
 # in the student's sandboxed kernel (grading/judge/verdicts.py); results come back as plain data.
@@ -296,6 +303,7 @@ LESSON_Q = [0.2, 0.5, 0.1, 0.2]   # the draft's row q
 
 _MISSING = object()
 NO_NUM_SAMPLES = 'multinomial() missing 1 required positional arguments: "num_samples"'  # torch's own TypeError
+NO_SAMPLES = -1  # a torch.multinomial call without num_samples, as recorded
 
 class Script:
     """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
@@ -320,12 +328,12 @@ class Script:
         return torch.full(shape, value, dtype=torch.float64)
 
     def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None):
-        if num_samples is _MISSING:  # as torch: num_samples has no default
-            raise TypeError(NO_NUM_SAMPLES)
         weights = input.detach().double()
         if weights.dim() not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")
-        n = _int(num_samples)
+        # torch has no default for num_samples and raises TypeError; the call is read as one sample, and recorded as
+        # NO_SAMPLES, so one check says it (num_samples_problem) and the others read through it
+        n = NO_SAMPLES if num_samples is _MISSING else _int(num_samples)
         rows = weights if weights.dim() == 2 else weights.reshape(1, -1)
         values = [round(_float(x), DIGITS) for x in rows.reshape(-1)]
         self.events.append(["multinomial", n, values])
@@ -334,10 +342,10 @@ class Script:
         if bool((rows.sum(dim=1) <= 0).any()):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         chosen = []
-        for _ in range(rows.shape[0] * max(n, 0)):
+        for _ in range(rows.shape[0] * (1 if n == NO_SAMPLES else max(n, 0))):
             chosen.append(self.picks[self.pick_calls] if self.pick_calls < _count(self.picks) else _OVERFLOW_PICK)
             self.pick_calls += 1
-        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], max(n, 0))
+        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], 1 if n == NO_SAMPLES else max(n, 0))
         return result if weights.dim() == 2 else result.reshape(-1)
 
     def method(self):
@@ -357,6 +365,8 @@ class Run:
     events = ()
     inputs_changed = replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
+    plain = True              # the result was a plain list of Python ints (tokens reads through the rest)
+    item_types = ()           # the type names of its items that are not ints
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of drafted positions
@@ -382,6 +392,34 @@ class Run:
 
     def __repr__(self):
         return f"Run(tokens={self.tokens!r}, order={self.order!r}, problem={self.problem!r})"
+
+
+def _token_id(item):
+    """An int, or a one-value integer tensor (draft_tokens[i], torch.multinomial's [1]) read as its id; else None."""
+    if _type(item) is _int:
+        return item
+    if _is_tensor(item) and item.numel() == 1 and item.dtype in _ID_DTYPES:
+        return _int(item.reshape(-1)[0].item())
+    return None
+
+
+_ID_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
+
+
+def _read_tokens(result, limit):
+    """The result read as token ids wherever the intent is plain (a list or tuple of ints or of one-value integer
+    tensors, a 1-D integer tensor), at most ``limit`` of them; None when it cannot be read so. Whether it was the
+    plain list of ints the TODO asks for is one check's question (plain_problem), not every check's."""
+    if _is_tensor(result):
+        if result.dim() != 1 or result.dtype not in _ID_DTYPES:
+            return None
+        items = [result[n] for n in range(min(result.shape[0], limit))]
+    elif _type(result) in (_list, _tuple):
+        items = _list(result[:limit])
+    else:
+        return None
+    ids = [_token_id(x) for x in items]
+    return None if any(t is None for t in ids) else ids
 
 
 def _as_tokens(result):
@@ -429,7 +467,11 @@ def run_step(function, case, draws=(), picks=()):
         run.replaced = not all(a is b for a, b in zip(now, fakes))
         torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
     run.events = script.events
-    run.tokens = _as_tokens(run.result)
+    strict = _as_tokens(run.result)
+    run.plain = strict is not None
+    run.tokens = strict if run.plain else _read_tokens(run.result, case.k + 1 + MAX_TOKENS_OVER)
+    if not run.plain and _type(run.result) is _list:
+        run.item_types = _list(dict.fromkeys(_type(x).__name__[:20] for x in run.result[:50] if _type(x) is not _int))
     run.result_type, run.result_repr = _type(run.result).__name__, repr(run.result)[:80]
     run.after = (case.draft_probs, case.target_probs, case.draft_tokens)
     run.inputs_changed = not all(_same(b, a) for b, a in zip(before, run.after))
@@ -535,7 +577,7 @@ def correction_problem(run, case, i, draws_before):
         return TEXT["correction"]["before_coin"].format(calls=_calls(order))
     if _count(multis) > 1:
         return TEXT["correction"]["too_many"].format(count=_count(multis))
-    if multis[0][0] != 1:
+    if multis[0][0] not in (1, NO_SAMPLES):  # NO_SAMPLES: num_samples_problem's
         return TEXT["correction"]["samples"].format(n=multis[0][0])
     return distribution_problem(multis[0][1], case, i)
 
@@ -556,6 +598,126 @@ def tokens_problem(run, expected):
     return None
 
 
+def plain_problem(run):
+    """Whether the result was the plain list of Python ints the TODO asks for (the other checks read a tuple, a 1-D
+    integer tensor or one-value tensors as the ids they hold, so this is said here once)."""
+    if run.problem is not None:
+        return run.problem
+    if run.plain:
+        return None
+    hidden = run.shown is not None
+    if run.result_type == "list":
+        return TEXT["problem"]["not_ids"].format(function=run.function, types=", ".join(run.item_types) or "?")
+    if hidden:
+        return HIDDEN_TEXT["not_list"].format(type=run.result_type, function=run.function)
+    return TEXT["problem"]["not_list"].format(function=run.function, type=run.result_type, result=run.result_repr)
+
+
+def tensor_problem(run, listed):
+    """draft_tokens as a torch.LongTensor (``run``) against the same ids as a list (``listed``, same draws and picks):
+    the same result, and a plain list of ints. A problem both runs share is another check's."""
+    if run.problem is not None and run.problem != listed.problem:
+        return run.problem
+    if run.problem is None and listed.problem is None and (run.tokens != listed.tokens or run.order != listed.order):
+        return TEXT["tensor_differs"].format(got=run.tokens, listed=listed.tokens)
+    return plain_problem(run) if run.problem is None else None
+
+
+def picked(run, case, picks):
+    """The token id each torch.multinomial call of the run was handed, in call order (one value per call: the
+    first sample of its first row), from the scripted ``picks``."""
+    out, used = [], 0
+    for n, values in run.multinomials:
+        n = n if _type(n) is _int else 1
+        rows = max(1, _count(values) // case.vocab) if case.vocab else 1
+        out.append(_int(picks[used]) if used < _count(picks) else _OVERFLOW_PICK)
+        used += max(n, 0) * rows
+    return out
+
+
+def correction_call(run, coins_before):
+    """Which torch.multinomial call is the correction for the rejection by coin number ``coins_before``: the first
+    one after that coin, else the last one before it (drawn too early: call_order's question); None if none."""
+    order = run.order
+    if _type(order) is not str:
+        return None
+    coins = [k for k, c in enumerate(order) if c == "r"]
+    calls = [k for k, c in enumerate(order) if c == "m"]
+    if not calls:
+        return None
+    at = coins[coins_before - 1] if coins_before and _count(coins) >= coins_before else -1
+    after = [n for n, k in enumerate(calls) if k > at]
+    return after[0] if after else _count(calls) - 1
+
+
+def residual_problem(run, case, i, coins_before):
+    """The values of the correction call (read by its role, not its place) against row i's normalised residual."""
+    if run.problem is not None:
+        return run.problem
+    call = correction_call(run, coins_before)
+    if call is None:
+        return TEXT["say"]["never_called_after_reject"]
+    return distribution_problem(run.multinomials[call][1], case, i)
+
+
+def correction_token(run, case, picks, coins_before):
+    """The id the correction call was handed, or, without a call, the first scripted pick."""
+    call = correction_call(run, coins_before)
+    return picked(run, case, picks)[call] if call is not None else _int(picks[0])
+
+
+def appended_problem(run, case, prefix, picks, coins_before):
+    """The accepted ``prefix``, then the token the correction call was handed, as the first new token. What may
+    follow it is other checks' (one correction, nothing verified after it)."""
+    if run.problem is not None:
+        return run.problem
+    want = [_int(t) for t in prefix] + [correction_token(run, case, picks, coins_before)]
+    if run.tokens[:_count(want)] != want:
+        return TEXT["tokens"].format(got=run.tokens, expected=want + (["..."] if _count(run.tokens) > _count(want) else []))
+    return None
+
+
+def after_correction_problem(run, case, i, coins_before):
+    """Nothing after the correction for the rejection at position i is verified: no coin after the rejecting one,
+    no later draft among the tokens after the correction."""
+    if run.problem is not None:
+        return run.problem
+    coins = run.rand_calls
+    if _type(coins) is _int and coins > coins_before:
+        return TEXT["after_correction"]["coins"].format(coins=coins, i=i, needed=coins_before)
+    later, extra = case.ids[i + 1:], run.tokens[i + 1:]
+    if extra and extra == later[:_count(extra)]:
+        return TEXT["after_correction"]["drafts"].format(got=run.tokens, i=i, later=later[:_count(extra)])
+    return None
+
+
+def first_rejection_problem(run, case, picks):
+    """A rejection at position 0: the correction comes first, and the rejected draft does not come back."""
+    if run.problem is not None:
+        return run.problem
+    want = correction_token(run, case, picks, 1)
+    if run.tokens[:1] != [want]:
+        return TEXT["tokens"].format(got=run.tokens, expected=[want])
+    if case.ids[0] in run.tokens[1:] and case.ids[0] != want:
+        return TEXT["rejected_kept"].format(got=run.tokens, token=case.ids[0], i=0)
+    return None
+
+
+def bonus_token(run, case, picks):
+    """The id the bonus call (the last torch.multinomial call) was handed, or, without a call, the first pick."""
+    handed = picked(run, case, picks)
+    return handed[-1] if handed else _int(picks[0])
+
+
+def new_tokens_problem(run, accepted, expected=None):
+    """The step returned its accepted prefix plus exactly one new token (counted, not read)."""
+    if run.problem is not None:
+        return run.problem
+    if _count(run.tokens) != accepted + 1 or (expected is not None and run.tokens[:accepted] != expected[:accepted]):
+        return TEXT["one_new"]["count"].format(count=_count(run.tokens), tokens=run.tokens, accepted=accepted)
+    return None
+
+
 def bonus_problem(run, case):
     """All K drafts accepted: exactly one torch.multinomial call, after every coin, on the target's row K."""
     if run.problem is not None:
@@ -564,11 +726,9 @@ def bonus_problem(run, case):
     k = case.k
     if not multis:
         return TEXT["bonus"]["never_called"].format(k=k)
-    if "m" in run.order.rstrip("m"):
-        return TEXT["bonus"]["before_coin"].format(calls=_calls(run.order))
     if _count(multis) > 1:
         return TEXT["bonus"]["too_many"].format(count=_count(multis))
-    if multis[0][0] != 1:
+    if multis[0][0] not in (1, NO_SAMPLES):  # NO_SAMPLES: num_samples_problem's
         return TEXT["bonus"]["samples"].format(n=multis[0][0])
     values = multis[0][1]
     if _close(values, case.row("p", k)):
@@ -608,7 +768,8 @@ def sample_steps(function, case, trials, seed):
     try:
         with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, _name(function)):
             for _ in range(trials):
-                tokens = _as_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens))
+                tokens = _read_tokens(function(case.draft_probs, case.target_probs, case.draft_tokens),
+                                      case.k + 1 + MAX_TOKENS_OVER)
                 if tokens is None:
                     raise AssertionError(typeset(TEXT["problem"]["not_list_short"].format(function=_name(function))))
                 if tokens and 0 <= tokens[0] < case.vocab:
@@ -704,7 +865,8 @@ def to_wire(helper, result):
             if result.exception is not None else None,
             "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
             "result_type": result.result_type[:40], "result_repr": result.result_repr[:80],
-            "reseeded": result.reseeded}
+            "reseeded": result.reseeded, "plain": bool(result.plain),
+            "item_types": [str(t)[:20] for t in result.item_types[:5]]}
 
 
 def _is_number(x, low=-math.inf, high=math.inf):
@@ -752,7 +914,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
                 and _is_number(data[1], 0, MAX_COUNT) and data[1] == data[1]):
             raise ValueError("a malformed sample_steps reply")
         return list(data[0]), float(data[1])
-    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr", "reseeded")
+    fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr", "reseeded",
+              "plain", "item_types")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_step reply")
     try:
@@ -774,6 +937,11 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("replaced")
         if type(data["reseeded"]) is not bool:
             raise ValueError("reseeded")
+        if type(data["plain"]) is not bool or (data["plain"] and tokens is None):
+            raise ValueError("plain")
+        if not (type(data["item_types"]) is list and len(data["item_types"]) <= 5 and all(
+                type(t) is str and 0 < len(t) <= 20 and t.isidentifier() for t in data["item_types"])):
+            raise ValueError("item_types")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -789,6 +957,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.ename = error[0] if error else None
     run.inputs_changed, run.replaced, run.reseeded = not all(unchanged), data["replaced"], data["reseeded"]
     run.rebound = list(data["rebound"])
+    run.plain, run.item_types = data["plain"], list(data["item_types"])
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
     run.problem = _first_problem(run, run.function)
@@ -798,9 +967,10 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
 def trace(helper, run):
     """What one run showed, without the student's own wording: the diagnosis compares these."""
     return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
-            "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES, "refused": run.error in _REFUSALS[:3],
+            "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES or any(
+                e[0] == "multinomial" and e[1] == NO_SAMPLES for e in run.events), "refused": run.error in _REFUSALS[:3],
             "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
-            "result_type": run.result_type, "reseeded": run.reseeded}
+            "result_type": run.result_type, "reseeded": run.reseeded, "plain": run.plain}
 
 
 def hide(helper, result, case, shown, args=(), kwargs=None):
@@ -819,9 +989,10 @@ def hide(helper, result, case, shown, args=(), kwargs=None):
     run.error = run.ename if run.error not in _REFUSALS else run.error
     run.result_repr = ""
     run.result_type = run.result_type if run.result_type in SHOWN_TYPES else "object"
+    run.item_types = [t if t in SHOWN_TYPES else "object" for t in run.item_types]
     if run.tokens is not None:
         run.tokens = shown(list(run.tokens), len(run.tokens) <= case.k + 1 and all(t in ids for t in run.tokens))
-    run.events = [e if e[0] == "rand" else ["multinomial", shown(e[1], 0 <= e[1] <= case.k + 1),
+    run.events = [e if e[0] == "rand" else ["multinomial", shown(e[1], NO_SAMPLES <= e[1] <= case.k + 1),
                                             [shown(_float(x), False) for x in e[2]]] for e in run.events]
     run.shown = shown
     run.problem = _first_problem(run, run.function, hidden=True)
@@ -859,17 +1030,28 @@ def call_order_problem(run, coins_before):
     return None
 
 
-def one_new_token_problem(run, accepted):
-    """Exactly one torch.multinomial call, for one sample, and exactly one token after the ``accepted`` prefix."""
+def num_samples_problem(run):
+    """A torch.multinomial call without num_samples: torch raises TypeError there. Said by one check (and the
+    visible test); the others read the call as one sample."""
     if run.problem is not None:
         return run.problem
+    if any(n == NO_SAMPLES for n, _ in run.multinomials):
+        return TEXT["problem"]["no_num_samples"].format(error=refusal("TypeError: " + NO_NUM_SAMPLES))
+    return None
+
+
+def one_call_problem(run):
+    """Exactly one torch.multinomial call, for one sample (what is done with it is other checks')."""
+    if run.problem is not None:
+        return run.problem
+    missing = num_samples_problem(run)
+    if missing:
+        return missing
     multis = run.multinomials
     if _count(multis) != 1:
         return TEXT["one_new"]["calls"].format(count=_count(multis))
-    if multis[0][0] != 1:
+    if multis[0][0] not in (1, NO_SAMPLES):
         return TEXT["one_new"]["samples"].format(n=multis[0][0])
-    if _count(run.tokens) != accepted + 1:
-        return TEXT["one_new"]["count"].format(count=_count(run.tokens), tokens=run.tokens, accepted=accepted)
     return None
 
 
@@ -887,6 +1069,9 @@ def contract_problem(run, coins):
     them in this run), none where p >= q, and torch.multinomial called with num_samples, as torch needs."""
     if run.error == "TypeError: " + NO_NUM_SAMPLES:
         return _first_problem(run, run.function)
+    missing = num_samples_problem(run)
+    if missing:
+        return missing
     shapes = [e[1] for e in run.events if e[0] == "rand" and not one_value(e[1])]
     if shapes:
         return TEXT["contract"]["shapes"].format(shapes=shapes, rule=DRAW_CONTRACT)
@@ -900,7 +1085,7 @@ def visible_problem_n1(run):
     """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
     case = visible_case()
     return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
-            or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]))
+            or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]) or plain_problem(run))
 
 
 def visible_problem_n2(rejected, accepted):
@@ -909,7 +1094,8 @@ def visible_problem_n2(rejected, accepted):
     return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
             or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
             or bonus_problem(accepted, case)
-            or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"]))
+            or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"])
+            or plain_problem(rejected) or plain_problem(accepted))
 
 
 def _tokens_said(run, expected, why):

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_correction_appended
+# expect: lose test_visible hidden_correction_appended hidden_emitted_distribution
 # why: samples the correction but appends the position i.
 # diagnosis: correction_appends_position
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

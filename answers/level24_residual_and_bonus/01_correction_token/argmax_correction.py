@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_emitted_distribution
+# expect: lose test_visible hidden_one_correction hidden_residual_exact hidden_emitted_distribution
 # why: the residual's most likely token instead of a sample.
 # diagnosis: correction_argmax
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

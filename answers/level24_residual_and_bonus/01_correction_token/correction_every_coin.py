@@ -1,4 +1,4 @@
-# expect: lose hidden_no_multinomial_before_coin hidden_one_correction
+# expect: lose hidden_no_multinomial_before_coin
 # why: samples a correction after every coin, also when the coin accepts, and keeps only the last.
 # diagnosis: correction_every_coin
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose hidden_inputs_unchanged
+# expect: lose hidden_inputs_unchanged hidden_emitted_distribution
 # why: builds the residual in place in a row of target_probs, changing the caller's tensor.
 # diagnosis: inputs_changed
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

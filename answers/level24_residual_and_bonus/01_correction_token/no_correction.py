@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_one_correction hidden_reject_at_first
+# expect: lose test_visible hidden_one_correction hidden_residual_exact hidden_reject_at_first hidden_correction_appended hidden_emitted_distribution
 # why: Level 23's break alone: the rejection emits nothing.
 # diagnosis: no_correction
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_one_correction
+# expect: lose test_visible hidden_one_correction hidden_residual_exact
 # why: Python's random.choices with the residual as weights: the right distribution, but not torch.multinomial, so torch's seeded draws and the tests never see it.
 # diagnosis: correction_not_multinomial
 def verify_and_correct(draft_probs, target_probs, draft_tokens):

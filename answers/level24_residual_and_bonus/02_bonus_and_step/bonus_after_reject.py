@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token
+# expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token hidden_tokens_per_step
 # why: break after the correction, then the bonus is appended anyway.
 # diagnosis: bonus_after_reject
 def speculative_step(draft_probs, target_probs, draft_tokens):

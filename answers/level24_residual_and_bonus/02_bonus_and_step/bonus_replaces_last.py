@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_bonus_when_all_accepted hidden_empty_draft hidden_tokens_per_step
+# expect: lose test_visible hidden_bonus_when_all_accepted hidden_one_new_token hidden_empty_draft hidden_first_token_distribution hidden_tokens_per_step
 # why: the bonus overwrites the last accepted token instead of following it.
 # diagnosis: bonus_replaces_last
 def speculative_step(draft_probs, target_probs, draft_tokens):

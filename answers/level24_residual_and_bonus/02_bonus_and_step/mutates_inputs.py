@@ -1,4 +1,4 @@
-# expect: lose hidden_inputs_unchanged
+# expect: lose hidden_inputs_unchanged hidden_first_token_distribution hidden_tokens_per_step
 # why: the residual built in place in a row of target_probs.
 # diagnosis: inputs_changed
 def speculative_step(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_bonus_when_all_accepted hidden_bonus_row_k hidden_empty_draft hidden_tokens_per_step
+# expect: lose test_visible hidden_bonus_when_all_accepted hidden_bonus_row_k hidden_one_new_token hidden_empty_draft hidden_tokens_per_step
 # why: when all K drafts are accepted, no bonus token: a whole step's worth of target work thrown away.
 # diagnosis: no_bonus
 def speculative_step(draft_probs, target_probs, draft_tokens):

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token
+# expect: lose test_visible hidden_no_bonus_after_reject hidden_one_new_token hidden_tokens_per_step
 # why: two correction tokens after a rejection.
 # diagnosis: two_corrections
 def speculative_step(draft_probs, target_probs, draft_tokens):
