@@ -67,7 +67,7 @@ def test_feedback_page_typesets_formulas_with_no_network(tmp_path):
 def test_formgrader_typesets_formulas_with_no_network(tmp_path):
     """The formgrader's own template (nbgrader's formgrade) rendered by an HTMLExporter configured as
     nbgrader_config.py configures the formgrader's, served by a Jupyter server with the formgrader and
-    jupyter-server-mathjax, opened with every request outside 127.0.0.1 refused."""
+    jupyter-server-mathjax, opened with every request outside 127.0.0.1 refused. Long lines wrap, not cut off."""
     import nbformat
     from nbconvert.exporters import HTMLExporter
     from nbgrader.server_extensions.formgrader import handlers
@@ -84,6 +84,9 @@ def test_formgrader_typesets_formulas_with_no_network(tmp_path):
         resources = {"base_url": "", "notebook_id": "02_reject_and_break", "index": 0, "total": 1,
                      "submission_id": "x", "mathjax_url": "", "last_name": "L", "first_name": "F", "disable_ui": True}
         nb = nbformat.read(NOTEBOOK, as_version=4)
+        long_line = "x = " + " + ".join(f"value_{i}" for i in range(60))  # about 650 characters
+        nb.cells.append(nbformat.v4.new_code_cell(long_line, outputs=[nbformat.v4.new_output(
+            "stream", name="stdout", text="an output line " * 40 + "that ends here\n")]))
         html, _ = HTMLExporter(config=config).from_notebook_node(nb, resources)
         assert not re.search(r"<script[^>]*\ssrc=[\"']https?:", html), "a script from another site"
         (course / "page.html").write_text(html)
@@ -95,6 +98,12 @@ def test_formgrader_typesets_formulas_with_no_network(tmp_path):
             body = page.locator("body").inner_text()
             assert "\\sum_{i}" not in body, "a formula is still raw TeX"
             assert not refused, refused
+            # long lines wrap: nothing is wider than its box, and the code's and the output's last words are visible
+            cut = page.evaluate("() => [...document.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1)"
+                                ".map(p => p.textContent.slice(0, 40))")
+            assert not cut, f"lines cut off: {cut}"
+            for words in ("value_59", "that ends here"):  # the ends of the long code line and of the output
+                assert page.locator("pre", has_text=words).last.is_visible()
 
 
 def test_a_students_tex_runs_no_script_on_the_feedback_page(tmp_path):
