@@ -133,3 +133,15 @@ def test_a_huge_notebook_is_cut_before_it_is_shown(graded, student):
     assert first.cell_type == "markdown" and first.source.startswith("**The grader cut this notebook"), first.source
     page = (course / "feedback" / student / ASSIGNMENT / f"{NB2}.html").read_text()
     assert "The grader cut this notebook" in page and len(page) < 3_000_000
+
+
+
+def test_code_past_the_highlighting_budget_is_plain_escaped_text(graded):
+    """Item 2: past PageExporter.highlight_chars of code on a page (here 1,000), each further cell is shown as
+    plain escaped text, not highlighted; the page is still made."""
+    course, _ = graded
+    pipeline.nbgrader(course, "generate_feedback", ASSIGNMENT, "--student", "honest", "--force",
+                      "--PageExporter.highlight_chars=1000")
+    page = (course / "feedback" / "honest" / ASSIGNMENT / f"{NB2}.html").read_text()
+    plain = page.count('<div class="highlight"><pre>')
+    assert plain > 10 and "accepted_tokens" in page, plain

@@ -551,8 +551,31 @@ class PageExporter(HTMLExporter):
         resources["summary"] = feedback_summary(nb, page_labels(language(assignment)), assignment)
         return nb, resources
 
+    highlight_chars = Integer(200_000, help="Characters of code highlighted on one page; past them, each further cell "
+                              "is shown as plain escaped text (pygments costs ~10 s a megabyte)").tag(config=True)
+
+    def _budgeted_highlight(self, nb):
+        """nbconvert's highlight_code filter, within highlight_chars a page (issue 41)."""
+        from nbconvert.filters.highlight import Highlight2HTML
+
+        langinfo = nb.metadata.get("language_info", {}) if isinstance(nb.metadata.get("language_info"), dict) else {}
+        highlight = Highlight2HTML(pygments_lexer=langinfo.get("pygments_lexer", langinfo.get("name")), parent=self)
+        used = [0]
+
+        def highlight_code(source, language=None, metadata=None):
+            used[0] += len(source)
+            if used[0] > self.highlight_chars:
+                return f'<div class="highlight"><pre>{html.escape(source)}</pre></div>'
+            return highlight(source, language, metadata)
+        return highlight_code
+
     def from_notebook_node(self, nb, resources=None, **kw):
-        output, resources = super().from_notebook_node(nb, resources, **kw)
+        filters = self.filters
+        self.filters = dict(filters, highlight_code=self._budgeted_highlight(nb))
+        try:
+            output, resources = super().from_notebook_node(nb, resources, **kw)
+        finally:
+            self.filters = filters
         if "<head>" not in output:
             raise ValueError("the page template has no <head>: the content security policy cannot be set")
         return output.replace("<head>", f"<head>\n{CSP_META}", 1), resources
