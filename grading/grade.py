@@ -399,6 +399,10 @@ def worker(course, db_url):
     if problem:
         sys.stderr.write(problem + "\n")
         return
+    if not sandbox.unsafe():
+        from grading.sandbox import cgroups
+
+        sys.stderr.write(f"[worker {os.getpid()}] {cgroups.confine_worker()}\n")  # issue 41: the grader's own memory
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
@@ -495,6 +499,12 @@ def main(argv=None):
     counts = ", ".join(f"{len(students(course, a))} in {a}" for a in ASSIGNMENTS if students(course, a))
     print(f"autograding {len(names)} submissions ({counts}) with {min(args.workers, len(names))} workers, "
           f"{'cold' if sandbox.cold() else 'forked'} kernels")
+    if not args.unsafe_no_sandbox:
+        from grading.sandbox import cgroups
+
+        print("  " + (f"each grading worker's own memory is limited to {cgroups.WORKER_MEMORY / 2**30:g} GiB by "
+                      f"cgroup (v{cgroups.setup().version})" if cgroups.setup() else
+                      f"the grading workers' own memory is not limited by a cgroup here: {cgroups.why_not()}"))
     results = run_workers(course, names, args.workers, db_url, deadline=args.deadline, log=log)
     missed = {s: e for s, e in results.items() if e}
     print(f"Graded {len(names) - len(missed)} of {len(names)} in {time.time() - started:.0f} s")

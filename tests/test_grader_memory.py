@@ -145,3 +145,20 @@ def test_code_past_the_highlighting_budget_is_plain_escaped_text(graded):
     page = (course / "feedback" / "honest" / ASSIGNMENT / f"{NB2}.html").read_text()
     plain = page.count('<div class="highlight"><pre>')
     assert plain > 10 and "accepted_tokens" in page, plain
+
+
+def test_a_worker_confined_to_its_cgroup_is_stopped_at_its_limit_not_the_host():
+    """Item 4: confine_worker puts the grading process into a cgroup of its own; past its memory it is ended."""
+    from grading.sandbox import cgroups
+
+    if cgroups.setup() is None:
+        pytest.skip(f"no cgroup can be made here: {cgroups.why_not()}")
+    code = ("from grading.sandbox import cgroups\n"
+            "print(cgroups.confine_worker(200 * 2**20), flush=True)\n"
+            "blob = bytearray(400 * 2**20)\n"
+            "print('not stopped', flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=pipeline.ROOT if hasattr(pipeline, "ROOT") else None,
+                          env=pipeline.env(), text=True, capture_output=True, timeout=120)
+    assert "limited to 0.195312 GiB by cgroup" in proc.stdout and "not stopped" not in proc.stdout, proc.stdout
+    assert proc.returncode == -9
+    cgroups.remove_stale()

@@ -299,6 +299,24 @@ def make():
     return SandboxCgroup() if setup() else None
 
 
+WORKER_MEMORY = 1536 * 2**20  # bytes for one grading worker itself (nbgrader, its client of the kernel), not its kernels
+WORKER_PIDS = 1024
+
+
+def confine_worker(memory=WORKER_MEMORY):
+    """Put this grading process (a worker of `make grade`) into a cgroup of its own with ``memory`` (issue 41): a
+    student who makes the grader itself hold memory costs that worker (the OOM killer ends it, the student is listed
+    as not graded and a fresh worker carries on), never the host. The sandboxes it starts have their own cgroups
+    beside it. Returns a sentence saying which limit holds."""
+    if setup() is None:
+        return f"the grading workers' own memory is not limited by a cgroup here: {why_not()}"
+    try:
+        SandboxCgroup(memory=memory, pids=WORKER_PIDS).enter()
+    except OSError as e:
+        return f"the grading workers' own memory is not limited by a cgroup here: {e}"
+    return f"each grading worker's own memory is limited to {memory / 2**30:g} GiB by cgroup (v{setup().version})"
+
+
 def note():
     """How each sandbox's memory and processes are limited by cgroup here, or None (then: why_not())."""
     where = setup()
