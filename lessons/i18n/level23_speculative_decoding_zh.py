@@ -241,7 +241,7 @@ CELLS = {
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
 """),
-        "try-it": ("99ee0cd6", """
+        "try-it": ("c2227f2b", """
 ## 学完这一段，试着做：按可见测试走表
 
 | 位置 | token | p | q | p/q | r | 结果 |
@@ -254,7 +254,7 @@ CELLS = {
 位置 0 必接受，位置 1 用 `r = 0.5` 接受，位置 2 用 `r = 0.9` 拒绝：结果严格等于 `[10, 20]`。位置 3 故意设为
 `p >= q`：误用 `continue` 的代码会不抽第三个随机数就接受它，返回 `[10, 20, 40]`。
 
-用代码逐个位置走一遍：
+下面的单元格直接从张量里打印每个位置的数值。请先自己判断每个位置的结果（用哪个随机数、接受还是拒绝、在哪里停下），再对照上面的表格。
 """),
         "official-problem": ("ea845b69", """
 ## 官方题目：`verify_draft`
@@ -377,11 +377,9 @@ STRINGS = {
     "Return the accepted prefix of draft_tokens, as a list of token ids.":
         "返回 draft_tokens 中被接受的前缀：由 token_id 组成的列表。",
     " shape": " 形状",
-    "position {i}: p = {p:.2f} >= q = {q:.2f}, accept {token_id} (no draw)":
-        "位置 {i}：p = {p:.2f} >= q = {q:.2f}，接受 {token_id}（不抽随机数）",
-    "position {i}: r = {r} < p/q = {p / q:.2f}, accept {token_id}": "位置 {i}：r = {r} < p/q = {p / q:.2f}，接受 {token_id}",
-    "position {i}: r = {r} >= p/q = {p / q:.2f}, reject {token_id} and stop":
-        "位置 {i}：r = {r} >= p/q = {p / q:.2f}，拒绝 {token_id} 并停止",
+    "position {i}: token {token_id}, p = {p:.2f}, q = {q:.2f}, p/q = {p / q:.2f}":
+        "位置 {i}：token {token_id}，p = {p:.2f}，q = {q:.2f}，p/q = {p / q:.2f}",
+    "the scripted draws, in the order they are used:": "预设的随机数，按使用顺序：",
     "average accepted: {mean_length:.2f}   expected: {spec_checks.expected_length(case):.2f}":
         "平均接受数：{mean_length:.2f}   期望：{spec_checks.expected_length(case):.2f}",
 }

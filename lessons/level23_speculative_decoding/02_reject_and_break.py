@@ -161,27 +161,15 @@ quiz("m2_check")
 # with `r = 0.9`: the result is exactly `[10, 20]`. Position 3 has `p >= q` on purpose: code that
 # uses `continue` would accept it without a third draw and return `[10, 20, 40]`.
 #
-# Walk it in code, one position at a time:
+# The cell below prints each position's numbers from the tensors themselves. Decide every outcome
+# yourself (which draw each position uses, accept or reject, where it stops), then check against the table.
 
 # %%
 case = visible_case()
-draft_probs, target_probs, draft_tokens = case.draft_probs, case.target_probs, case.draft_tokens
-scripted = [0.5, 0.9]
-accepted_tokens = []
-for i, token_id in enumerate(draft_tokens):
-    p, q = target_probs[i, token_id].item(), draft_probs[i, token_id].item()
-    if p >= q:
-        accepted_tokens.append(token_id)
-        print(f"position {i}: p = {p:.2f} >= q = {q:.2f}, accept {token_id} (no draw)")
-        continue
-    r = scripted.pop(0)
-    if r < p / q:
-        accepted_tokens.append(token_id)
-        print(f"position {i}: r = {r} < p/q = {p / q:.2f}, accept {token_id}")
-    else:
-        print(f"position {i}: r = {r} >= p/q = {p / q:.2f}, reject {token_id} and stop")
-        break
-print("accepted_tokens =", accepted_tokens)
+for i, token_id in enumerate(case.draft_tokens):
+    p, q = case.target_probs[i, token_id].item(), case.draft_probs[i, token_id].item()
+    print(f"position {i}: token {token_id}, p = {p:.2f}, q = {q:.2f}, p/q = {p / q:.2f}")
+print("the scripted draws, in the order they are used:", [0.5, 0.9])
 
 # %% [markdown] l10n="official-problem"
 # ## The official problem: `verify_draft`
