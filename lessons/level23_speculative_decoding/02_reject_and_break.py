@@ -212,6 +212,16 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
     return accepted_tokens
 
 
+# %% [markdown] l10n="replay-yours"
+# ## Replay your own function
+#
+# The same replay, now also running **your** `verify_draft` with the scripted draws. It shows
+# which position used each draw, and where that differs from the expected ones. This is the
+# quickest way to debug the order of the draws.
+
+# %%
+show_replay(verify_draft)
+
 # %% [markdown] l10n="visible-test"
 # ## Visible test
 #
@@ -224,16 +234,6 @@ accepting = spec_checks.run_verify(verify_draft, spec_checks.accept_case(), draw
 problem = spec_checks.visible_problem_m2(run, accepting)
 assert problem is None, problem
 print(spec_checks.say("m2_passed"))
-
-# %% [markdown] l10n="replay-yours"
-# ## Replay your own function
-#
-# The same replay, now also running **your** `verify_draft` with the scripted draws. It shows
-# which position used each draw, and where that differs from the expected ones. This is the
-# quickest way to debug the order of the draws.
-
-# %%
-show_replay(verify_draft)
 
 # %% [markdown] l10n="mean-length"
 # ## How many tokens does one step keep?
