@@ -41,3 +41,13 @@ def test_the_detector_finds_the_old_walk_cell():
     old = ("for i, token_id in enumerate(draft_tokens):\n    p, q = 1, 2\n    if p >= q:\n        continue\n"
            "    r = 0.5\n    if r < p / q:\n        pass\n    else:\n        break\n")
     assert writes_the_answer(old)
+
+
+def test_run_all_reaches_the_students_own_replay_before_the_visible_test():
+    """Run All stops at a failing visible test: the replay of the student's own verify_draft comes before it, so a
+    student whose test fails still sees where each of their draws happened (issue 42 item 5)."""
+    nb = jupytext.read(ROOT / "lessons" / "level23_speculative_decoding" / "02_reject_and_break.py", fmt="py:percent")
+    sources = [cell.source for cell in nb.cells]
+    mine = next(i for i, s in enumerate(sources) if "show_replay(verify_draft)" in s)
+    test = next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == "test_visible")
+    assert mine < test
