@@ -384,6 +384,26 @@ def _warm_up():
                     pass  # compiled all the same
 
 
+def cut_notebooks(course):
+    """{"<student>/<assignment>/<notebook>": what was cut} of every autograded notebook cut to the grader's bounds
+    (grading/plugins/sanitize.py: bound_notebook), or with no feedback page, for the class report (issue 41)."""
+    from grading.plugins import sanitize
+
+    prefix = sanitize.CUT_NOTE.split(":", 1)[0]
+    out = {}
+    for path in sorted(Path(course).glob("autograded/*/*/*.ipynb")):
+        student, assignment = path.parent.parent.name, path.parent.name
+        key = f"{student}/{assignment}/{path.stem}"
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4_000)  # the note, where there is one, is the first cell
+        if prefix in head:
+            said = head.split(prefix, 1)[1].split("\\n", 1)[0].split('"', 1)[0].strip(" *:.")
+            out[key] = said or "cut"
+        if not (Path(course) / "feedback" / student / assignment / f"{path.stem}.html").exists():
+            out[key] = out.get(key, "") + ("; " if key in out else "") + "no feedback page was made"
+    return out
+
+
 def worker(course, db_url):
     """Grade the submissions named on stdin, one JSON line {"assignment", "student"} each, in this process;
     one JSON line {"item": [assignment, student], "error"} per submission."""
@@ -519,7 +539,7 @@ def main(argv=None):
                                       f"--CourseDirectory.db_url={db_url}", check=False)
                 except subprocess.TimeoutExpired:
                     print(f"  FEEDBACK of {assignment} stopped after its time limit: some pages are missing")
-    page = report.write(course, db_url, failed)
+    page = report.write(course, db_url, failed, cut_notebooks(course))
     print(f"Class report: {page}   nbgrader's log: {log}")
     return 0
 

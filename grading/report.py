@@ -93,7 +93,7 @@ def histogram(totals, path, out_of, title=ASSIGNMENT):
     plt.close(fig)
 
 
-def write(course=ROOT, db_url=None, not_graded=None):
+def write(course=ROOT, db_url=None, not_graded=None, cut=None):
     """Write reports/index.html and reports/scores.png for the course; return the page's path.
 
     Every string from the gradebook or a worker (ids, reasons) is escaped, and the page's policy
@@ -124,6 +124,7 @@ def write(course=ROOT, db_url=None, not_graded=None):
             f"<h3>Checks, most failed first</h3><table class='checks' data-assignment='{name}'><tr>"
             f"<th>notebook</th><th>check</th>{editions}<th>what it checks</th></tr>{body}</table>")
     missing = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((not_graded or {}).items()))
+    shortened = "".join(f"<li><b>{html.escape(s)}</b>: {html.escape(e)}</li>" for s, e in sorted((cut or {}).items()))
     page = out / "index.html"
     page.write_text(
         f"<!doctype html><meta charset='utf-8'>{CSP_META}<title>Class report</title>"
@@ -131,6 +132,7 @@ def write(course=ROOT, db_url=None, not_graded=None):
         "border-bottom:1px solid #ddd;text-align:left}</style>"
         "<h1>Class report</h1>"
         + (f"<h2>Not graded</h2><ul class='not-graded'>{missing}</ul>" if missing else "")
+        + (f"<h2>Notebooks cut before they were shown</h2><ul class='cut'>{shortened}</ul>" if shortened else "")
         + "".join(sections))
     return page
 

@@ -164,3 +164,16 @@ def test_a_worker_confined_to_its_cgroup_is_stopped_at_its_limit_not_the_host():
     assert "limited to 0.195312 GiB by cgroup" in proc.stdout and "not stopped" not in proc.stdout, proc.stdout
     assert proc.returncode == -9
     cgroups.remove_stale()
+
+
+def test_the_class_report_names_every_notebook_cut(graded):
+    """Item 3: the class report (make grade's) names each notebook cut before it was shown, and what was cut."""
+    from grading import grade, report
+
+    course, _ = graded
+    cut = grade.cut_notebooks(course)
+    assert {key.split("/")[0] for key in cut} >= set(LARGE), cut
+    assert "honest/" + ASSIGNMENT + "/" + NB2 not in cut
+    assert "40,046 cells" in cut[f"many-cells/{ASSIGNMENT}/{NB2}"]
+    page = report.write(course, None, {}, cut).read_text()
+    assert "Notebooks cut before they were shown" in page and f"big-cell/{ASSIGNMENT}/{NB2}" in page
