@@ -379,7 +379,7 @@ STRINGS = {
     " shape": " 形状",
     "position {i}: token {token_id}, p = {p:.2f}, q = {q:.2f}, p/q = {p / q:.2f}":
         "位置 {i}：token {token_id}，p = {p:.2f}，q = {q:.2f}，p/q = {p / q:.2f}",
-    "the scripted draws, in the order they are used:": "预设的随机数，按使用顺序：",
+    "the scripted draws, in the order they are used: ": "预设的随机数，按使用顺序：",
     "average accepted: {mean_length:.2f}   expected: {spec_checks.expected_length(case):.2f}":
         "平均接受数：{mean_length:.2f}   期望：{spec_checks.expected_length(case):.2f}",
 }

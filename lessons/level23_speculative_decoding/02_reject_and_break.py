@@ -169,7 +169,7 @@ case = visible_case()
 for i, token_id in enumerate(case.draft_tokens):
     p, q = case.target_probs[i, token_id].item(), case.draft_probs[i, token_id].item()
     print(f"position {i}: token {token_id}, p = {p:.2f}, q = {q:.2f}, p/q = {p / q:.2f}")
-print("the scripted draws, in the order they are used:", [0.5, 0.9])
+print("the scripted draws, in the order they are used: ", [0.5, 0.9], sep="")
 
 # %% [markdown] l10n="official-problem"
 # ## The official problem: `verify_draft`
