@@ -72,6 +72,9 @@ def test_the_stand_in_multinomial_records_a_missing_num_samples_in_torchs_words(
     run.events = script.events
     assert L24.NO_NUM_SAMPLES in L24.num_samples_problem(run) and L24.one_call_problem(run)
     assert L24.contract_problem(run, 0) == L24.num_samples_problem(run)
+    script.multinomial(torch.ones(3), 1)  # a second call: the checks read the picks the way the stand-in handed them
+    run.events = script.events
+    assert L24.picked(run, L24.Case([[1 / 3] * 3], [[1 / 3] * 3], [0]), [1, 2]) == [1, 2]
 
 
 L23_LOOP = '''

@@ -336,6 +336,11 @@ _MISSING = object()
 NO_NUM_SAMPLES = 'multinomial() missing 1 required positional arguments: "num_samples"'  # torch's own TypeError
 NO_SAMPLES = -1  # a torch.multinomial call without num_samples, as recorded
 
+
+def _samples_taken(n):
+    """How many picks a recorded torch.multinomial call took per row: NO_SAMPLES is read as one sample."""
+    return 1 if n == NO_SAMPLES else max(n, 0)
+
 class Script:
     """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
 
@@ -373,10 +378,10 @@ class Script:
         if bool((rows.sum(dim=1) <= 0).any()):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         chosen = []
-        for _ in range(rows.shape[0] * (1 if n == NO_SAMPLES else max(n, 0))):
+        for _ in range(rows.shape[0] * _samples_taken(n)):
             chosen.append(self.picks[self.pick_calls] if self.pick_calls < _count(self.picks) else _OVERFLOW_PICK)
             self.pick_calls += 1
-        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], 1 if n == NO_SAMPLES else max(n, 0))
+        result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], _samples_taken(n))
         return result if weights.dim() == 2 else result.reshape(-1)
 
     def method(self):
@@ -662,7 +667,7 @@ def picked(run, case, picks):
         n = n if _type(n) is _int else 1
         rows = max(1, _count(values) // case.vocab) if case.vocab else 1
         out.append(_int(picks[used]) if used < _count(picks) else _OVERFLOW_PICK)
-        used += max(n, 0) * rows
+        used += _samples_taken(n) * rows
     return out
 
 
