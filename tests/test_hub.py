@@ -229,6 +229,15 @@ def answer_in_notebook(page, tab, code):
     return nb, text
 
 
+def latest_ctime(inbound, student):
+    """The latest ctime (seconds) in any of ``student``'s submission folders: what the exchange dates it by."""
+    latest = 0.0
+    for folder in inbound.glob(f"{student}+*"):
+        for path in (folder, *folder.rglob("*")):
+            latest = max(latest, path.lstat().st_ctime)
+    return latest
+
+
 def submit_again(page, user):
     page.locator(".lm-TabBar-tab", has_text="Assignments").click()
     tab = assignments_tab(page)
@@ -305,10 +314,16 @@ def test_one_assignment_through_the_hub(room, browser):
         assert denied in (ARTIFACTS / "jupyterhub.log").read_text(), "A's server logged no PermissionError"
 
     with step("3. instructor sets the due date; student C submits a correct answer after it (terminal)"):
-        due = datetime.datetime.now(datetime.timezone.utc)
+        # The exchange dates a submission by the latest ctime in its folder (grading/plugins/exchange.py), so the due
+        # date is set from what the exchange will read, a second after A's and B's last change, not from the test's
+        # clock: on a loaded machine B's last submission can end within the second the due date was taken from.
+        inbound = room.exchange / "level23" / "inbound"
+        submitted_at = {s: latest_ctime(inbound, s) for s in (a, b)}
+        due = datetime.datetime.fromtimestamp(int(max(submitted_at.values())) + 2, datetime.timezone.utc)
         room.run_as(instructor, "nbgrader", "db", "assignment", "add", ASSIGNMENT,
                     f"--duedate={due:%Y-%m-%d %H:%M:%S} UTC", cwd=course)
-        time.sleep(1)
+        while time.time() < due.timestamp() + 1:
+            time.sleep(0.2)
         room.run_as(c, "nbgrader", "fetch_assignment", ASSIGNMENT)
         import nbformat
         target = room.home(c) / NB_PATH
@@ -378,12 +393,15 @@ def test_one_assignment_through_the_hub(room, browser):
         for student in (a, b, c):  # both notebooks: 01 was left as fetched
             assert float(rows[student]["raw_score"]) == sum(score for score, _ in totals[student].values())
             assert float(rows[student]["max_score"]) == 34.0
-        assert float(rows[a]["late_submission_penalty"]) == float(rows[b]["late_submission_penalty"]) == 0
+        times = {s: (course / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text() for s in (a, b, c)}
+        why = (f"due {due}; recorded {times}; A's and B's latest ctimes at the due date {submitted_at}, "
+               f"now {({s: latest_ctime(inbound, s) for s in (a, b)})}")
+        assert float(rows[a]["late_submission_penalty"]) == float(rows[b]["late_submission_penalty"]) == 0, why
         assert float(rows[a]["score"]) == float(rows[a]["raw_score"])
         assert float(rows[b]["score"]) == float(rows[b]["raw_score"]) < float(rows[a]["score"])
         # C, with A's answers, is seconds late: one started day costs a tenth of each notebook's score (grading/plugins/late.py).
         assert float(rows[c]["raw_score"]) == float(rows[a]["raw_score"])
-        assert float(rows[c]["late_submission_penalty"]) == pytest.approx(0.1 * float(rows[c]["raw_score"]))
+        assert float(rows[c]["late_submission_penalty"]) == pytest.approx(0.1 * float(rows[c]["raw_score"])), why
         assert float(rows[c]["score"]) == pytest.approx(0.9 * float(rows[c]["raw_score"]))
 
     with step("7. instructor: the formgrader shows the assignment and its three submissions"):
