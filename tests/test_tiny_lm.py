@@ -154,22 +154,94 @@ def test_alpha_rises_as_the_temperature_falls_from_one(pair):
     assert alphas == sorted(alphas), alphas
 
 
+PAIR_CHECKS = {  # grade id: (the case, the check), as notebook 03's test cells call them
+    "test_visible": ("visible", sc.pair_problem),
+    "hidden_one_call_per_step": ("calls", sc.calls_problem),
+    "hidden_cache_rolled_back": ("cache", sc.cache_problem),
+    "hidden_greedy_equal": ("greedy", sc.tokens_problem),
+    "hidden_no_drafts": ("no_drafts", sc.pair_problem),
+    "hidden_sampling_steps": ("sampling", lambda run, case: sc.tokens_problem(run, case) or sc.weights_problem(run, case)),
+}
+
+
+def pair_failures(verify):
+    failed = set()
+    for grade_id, (name, problem) in PAIR_CHECKS.items():
+        case = sc.pair_case(name)
+        if problem(sc.pair_steps(verify, case), case) is not None:
+            failed.add(grade_id)
+    case = sc.pair_case("distribution")
+    if sc.samples_problem(sc.pair_samples(verify, case), case) is not None:
+        failed.add("hidden_sampling_distribution")
+    return failed
+
+
 @pytest.mark.parametrize("path", sorted(ANSWERS.glob("*.py")), ids=lambda p: p.stem)
-def test_catalogue_answers_fail_the_checks_they_name(path):
-    """Each answer against the notebook's checks, in this process (the graded run is test_catalogue's)."""
+def test_catalogue_answers_fail_exactly_the_checks_they_name(path):
+    """Each answer against the notebook's checks, in this process (the graded run is the shared graded course's)."""
     answer = catalogue.parse(path, "level24_residual_and_bonus")
     ns = {"torch": torch, "rows": tiny_lm.rows, "speculative_step": sp.speculative_step}
     exec(compile(path.read_text(), str(path), "exec"), ns)
-    checks = {
-        "test_visible": ("def __init__(self, ", 30, 4, sc.pair_problem),
-        "hidden_one_call_per_step": ("import ", 24, 3, sc.calls_problem),
-        "hidden_cache_rolled_back": ("    return ", 40, 5, lambda run, case: sc.cache_problem(run)),
-        "hidden_greedy_equal": ("    return ", 40, 5, sc.greedy_problem),
-        "hidden_no_drafts": ("class ", 12, 0, sc.pair_problem),
-    }
-    failed = set()
-    for grade_id, (prompt, steps, k, problem) in checks.items():
-        case = sc.PairCase(prompt, steps, k)
-        if problem(sc.run_pair(ns["verify_drafts"], case), case) is not None:
-            failed.add(grade_id)
-    assert failed == set() if answer.full_marks else set(answer.must_lose) <= failed, failed
+    assert pair_failures(ns["verify_drafts"]) == set(answer.must_lose)
+
+
+def test_the_cases_send_inputs_only_and_cover_what_the_checks_claim():
+    """A state's expected tokens are never on the wire (the kernel gets the text, drafts, rows, coin and pick); the
+    greedy cases hold a state where every draft is accepted and one where only the last is rejected, the sampling
+    case temperatures 0.7, 1 and 1.3 and a rejection in the middle, and no coin lies within 1e-3 of a p / q."""
+    import json
+    for name in ("visible", "calls", "cache", "greedy", "no_drafts", "sampling", "distribution"):
+        case = sc.pair_case(name)
+        wire = json.dumps(case.wire)
+        assert "tokens" not in wire and "weights" not in wire
+        again = sc.case_from_wire(json.loads(wire))
+        assert [s.wire() for s in again.states] == [s.wire() for s in case.states]
+    labels = {n: {s.label for s in sc.pair_case(n).states} for n in ("greedy", "cache", "sampling", "visible")}
+    assert {"all", "last", "first"} <= labels["greedy"] and {"all", "last", "first"} <= labels["cache"]
+    assert {"middle", "last", "all"} <= labels["sampling"] and "middle" in labels["visible"]
+    assert {s.temperature for s in sc.pair_case("sampling").states} == {0.7, 1.0, 1.3}
+    assert all(s.k == 0 for s in sc.pair_case("no_drafts").states)
+
+
+def test_a_function_that_does_not_do_the_step_gains_nothing_from_the_kernel():
+    """What the kernel could change is the student's own (spec_pair, the rows, the library): a verify_drafts that
+    returns nothing, one that replaces spec_pair's generation, and one that returns the drafts all lose every check
+    of the tokens, whatever they report, since the grader's reference is computed apart from them."""
+    import spec_pair
+
+    def empty(target, cache, last_token, draft_tokens, draft_probs, temperature):
+        spec_pair.speculative_generate = lambda *a, **k: None  # the old forgery: the grader no longer calls it
+        return []
+
+    saved = spec_pair.speculative_generate
+    try:
+        failed = pair_failures(empty)
+    finally:
+        spec_pair.speculative_generate = saved
+    assert set(PAIR_CHECKS) - {"hidden_one_call_per_step"} <= failed and "hidden_sampling_distribution" in failed
+
+
+def test_a_malformed_reply_is_refused():
+    case = sc.pair_case("visible")
+    run = sc.pair_steps(reference_verify, case)
+    good = sc.to_wire("pair_steps", run)
+    assert sc.pair_problem(sc.from_wire("pair_steps", good, case), case) is None
+    for bad in ([{**good[0], "tokens": ["<script>"]}], [{**good[0], "length": 10 ** 9}], [{**good[0], "extra": 1}],
+                [{**good[0], "error": ["x y", "verify_drafts"]}], [{**good[0], "error": ["E", "<b>"]}], good * 5):
+        with pytest.raises(ValueError):
+            sc.from_wire("pair_steps", bad, case)
+
+
+def test_the_probe_tells_a_cache_of_the_right_length_with_a_wrong_position():
+    """A cache as long as the text's but holding the rejected draft in place of an accepted one fails by its probe."""
+    def swapped_position(target, cache, last_token, draft_tokens, draft_probs, temperature):
+        start = cache.length
+        logits = target.forward_cached([last_token] + list(draft_tokens), cache)
+        tokens = sp.speculative_step(draft_probs, tiny_lm.rows(logits, temperature), draft_tokens)
+        cache.crop(start)
+        target.forward_cached([last_token] + [(t + 1) % 128 for t in tokens[:-1]], cache)
+        return tokens
+
+    case = sc.pair_case("cache")
+    problem = sc.cache_problem(sc.pair_steps(swapped_position, case), case)
+    assert problem is not None and "not the text's" in problem

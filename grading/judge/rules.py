@@ -72,10 +72,64 @@ SENTENCES = {  # rule id: (en, zh)
         "your cache keeps the same number of positions after every step, whatever was accepted: crop it to "
         "start + len(tokens)",
         "无论接受了多少草稿，你的缓存每一步都保留同样多的位置：要裁剪到 start + len(tokens)"),
+    "pair_no_cache": (
+        "you call the target without its cache (target(...) or target.forward): every position is computed again "
+        "and the cache never grows; call target.forward_cached([last_token] + draft_tokens, cache)",
+        "你调用目标模型时没有用它的缓存（target(...) 或 target.forward）：每个位置都要重新计算，缓存也不会增长；"
+        "应当调用 target.forward_cached([last_token] + draft_tokens, cache)"),
+    "pair_other_cache": (
+        "you call forward_cached on a copy of the cache (or a new one), so the cache you were given never sees the "
+        "step: call it on cache itself, then crop cache",
+        "你在缓存的副本（或新建的缓存）上调用 forward_cached，传进来的那个缓存根本没有经历这一步：应当直接在 cache 上调用，"
+        "然后裁剪 cache"),
+    "pair_cache_below_start": (
+        "your crop leaves the cache shorter than it was before the step, so the text before last_token is lost: keep "
+        "start + len(tokens), where start = cache.length before the call",
+        "你裁剪后的缓存比这一步之前还短，last_token 之前的文本也丢了：应当保留 start + len(tokens) 个位置，"
+        "其中 start 是调用之前的 cache.length"),
+    "pair_greedy_acceptance": (
+        "you accept a draft when it is the target's most likely token and then append the most likely token, with no "
+        "coin and no torch.multinomial: that is greedy decoding's rule, right only at temperature 0; call "
+        "speculative_step(draft_probs, rows(logits, temperature), draft_tokens)",
+        "你在草稿恰好是目标模型最可能的 token 时接受它，然后直接追加最可能的 token，既不掷硬币也不调用 torch.multinomial："
+        "这是贪心解码的规则，只在温度为 0 时才对；应当调用 speculative_step(draft_probs, rows(logits, temperature), "
+        "draft_tokens)"),
+    "pair_temperature_twice": (
+        "you apply the temperature twice (rows(logits / temperature, temperature)): rows() already divides the "
+        "logits by it; pass rows(logits, temperature)",
+        "你把温度用了两次（rows(logits / temperature, temperature)）：rows() 本身已经把 logits 除以温度了；"
+        "应当传入 rows(logits, temperature)"),
+    "pair_temperature_missing": (
+        "your target rows ignore the temperature (they are the rows at temperature 1): pass rows(logits, temperature)",
+        "你的目标模型各行没有用上温度（它们是温度为 1 时的行）：应当传入 rows(logits, temperature)"),
+    "pair_probs_as_logits": (
+        "you give rows() probabilities instead of logits (rows(torch.softmax(logits, -1), temperature)): rows() "
+        "takes the logits the target returned",
+        "你交给 rows() 的是概率而不是 logits（rows(torch.softmax(logits, -1), temperature)）：rows() 要的是目标模型"
+        "返回的 logits"),
+    "pair_draft_retempered": (
+        "you apply the temperature to draft_probs again: they are already the draft's rows at this temperature; pass "
+        "draft_probs as they are",
+        "你又对 draft_probs 用了一次温度：它们已经是草稿模型在这个温度下的各行；应当原样传入 draft_probs"),
+    "pair_last_rejected_kept": (
+        "when the step rejects only the last draft (len(tokens) == K), your cache keeps that draft: crop to start + "
+        "len(tokens) after every step, whatever its length",
+        "当这一步只拒绝最后一个草稿（len(tokens) == K）时，你的缓存把这个草稿留了下来：每一步之后都要裁剪到 start + "
+        "len(tokens)，不管返回了多少个 token"),
+    "pair_never_accepts": (
+        "your step never keeps a draft: it returns one token each time, also where the target accepts drafts; return "
+        "what speculative_step gives for draft_probs and rows(logits, temperature)",
+        "你的这一步从不保留草稿：每次只返回一个 token，即使目标模型会接受草稿也是如此；应当返回 speculative_step 对 "
+        "draft_probs 和 rows(logits, temperature) 给出的结果"),
+    "pair_raises": (
+        "your verify_drafts raises {error} in {where} ({n} of the {m} steps the checks ran); a hidden check does not "
+        "show its message: run the visible test in the notebook to see the traceback",
+        "你的 verify_drafts 在 {where} 中抛出 {error}（检查运行的 {m} 步中有 {n} 步如此）；隐藏检查不会显示错误信息："
+        "在 notebook 里运行可见测试，就能看到完整的回溯信息"),
     "pair_tokens_not_greedy": (
-        "your target calls and your cache are right, but the tokens are not greedy decoding's: return what "
+        "your target calls and your cache are right, but the tokens are not the step's: return what "
         "speculative_step gives for draft_probs and rows(logits, temperature), the target's rows at this temperature",
-        "你对目标模型的调用和缓存都是对的，但得到的 token 与贪心解码不同：要返回 speculative_step 对 draft_probs "
+        "你对目标模型的调用和缓存都是对的，但返回的 token 与这一步应得到的不同：要返回 speculative_step 对 draft_probs "
         "和 rows(logits, temperature)（目标模型在这个温度下的各行）给出的结果"),
     "no_num_samples": (
         "you call torch.multinomial without num_samples, which torch requires: torch.multinomial(weights, 1)",
@@ -814,47 +868,139 @@ def level24_evidence(calls, bonus):
 
 
 
-PAIR_RULES = ("pair_call_per_position", "pair_positions_k", "pair_no_rollback", "pair_crop_short", "pair_crop_long",
-              "pair_cache_not_grown", "pair_crop_fixed", "pair_tokens_not_greedy")
+PAIR_RULES = ("pair_call_per_position", "pair_positions_k", "pair_no_cache", "pair_other_cache", "pair_no_rollback",
+              "pair_crop_short", "pair_crop_long", "pair_last_rejected_kept", "pair_cache_not_grown",
+              "pair_cache_below_start", "pair_crop_fixed", "pair_never_accepts", "pair_tokens_not_greedy")
+# Models of the rows a step was given wrongly (notebook 03 at temperatures above 0): the target's rows and the
+# draft's rows each model passes to the step, from the logits and draft_probs.
+PAIR_ROW_MODELS = ("pair_temperature_twice", "pair_temperature_missing", "pair_probs_as_logits",
+                   "pair_draft_retempered", "pair_greedy_acceptance")
+
+
+def _pair_helpers(case):
+    """The trusted helpers module's names, reached through the case it built (the module is not in sys.modules)."""
+    return type(case).__init__.__globals__
+
+
+def _pair_model_rows(rule, logits, q, temperature, rows):
+    if rule == "pair_temperature_twice":
+        return rows(logits / temperature, temperature), q
+    if rule == "pair_temperature_missing":
+        return rows(logits, 1.0), q
+    if rule == "pair_probs_as_logits":
+        return rows(torch.softmax(logits.float(), dim=-1), temperature), q
+    return rows(logits, temperature), torch.softmax(torch.log(q) / temperature, dim=-1)  # pair_draft_retempered
 
 
 def pair_evidence(calls):
-    """{rule: (calls that show it, calls where it could show)} for notebook 03's run_pair checks: each step's
-    cache length before and after and the tokens it returned, and the target calls made. A cache rule fires
-    only when the steps tell it from the others (a rejection at the last draft looks the same kept or not)."""
-    evidence = {rule: (set(), set()) for rule in PAIR_RULES}
+    """{rule: (calls that show it, calls where it could show)} for notebook 03's pair_steps checks: each state's
+    target calls, the cache's length after it against its start and the tokens returned, the row handed to
+    torch.multinomial against models of wrong rows, and the tokens against a greedy acceptance. A cache rule fires
+    only when the states tell it from the others (a rejection at the last draft looks the same kept or not)."""
+    evidence = {rule: (set(), set()) for rule in PAIR_RULES + PAIR_ROW_MODELS}
     for index, (check, helper, case, args, kwargs, trace) in enumerate(calls):
-        if helper != "run_pair" or not trace.get("steps"):
+        if helper != "pair_steps" or not trace.get("steps"):
             continue
-        k, made = case.k, trace["calls"]
-        steps = [s for s in trace["steps"] if s[2] > 0]
-        for rule in evidence:
+        h = _pair_helpers(case)
+        states = list(zip(case.states, trace["steps"], case.expected()))
+        for rule in PAIR_RULES:
             evidence[rule][1].add(index)
-        if len(made) > len(trace["steps"]):  # more target calls than steps
+        cached = [[c for c in step["calls"] if c[0] == 1] for _, step, _ in states]
+        if any(len(c) > 1 for c in cached):
             evidence["pair_call_per_position"][0].add(index)
-        elif k > 0 and made and all(n == k for n in made):  # the drafts without last_token
+        if any(st.k > 0 and any(c[4] == st.drafts for c in cs) for (st, _, _), cs in zip(states, cached)):
             evidence["pair_positions_k"][0].add(index)
-        grown = [(after - before, n) for before, after, n in steps]
-        rejected = [(g, n) for g, n in grown if n < k + 1]
-        tells = any(n + 1 != k + 1 for _, n in rejected)  # a step that kept a cache shorter than K + 1
-        if rejected and tells and all(g == k + 1 for g, _ in rejected):
+        if any(c[0] == 2 for _, step, _ in states for c in step["calls"]):
+            evidence["pair_no_cache"][0].add(index)
+        if any(c[1] == 0 for _, step, _ in states for c in step["calls"]):
+            evidence["pair_other_cache"][0].add(index)
+        grown = [(step["length"] - st.start, len(step["tokens"]), st.k) for st, step, _ in states
+                 if not step["error"] and step["tokens"] and step["length"] >= 0]
+        if any(g < 0 for g, _, _ in grown):
+            evidence["pair_cache_below_start"][0].add(index)
+        rejected = [(g, n, k) for g, n, k in grown if n < k + 1]
+        if rejected and all(g == k + 1 for g, _, k in rejected) and any(n + 1 != k + 1 for _, n, k in rejected):
             evidence["pair_no_rollback"][0].add(index)
-        if rejected and tells and all(g == n + 1 for g, n in rejected):
+        if rejected and all(g == n + 1 for g, n, _ in rejected) and any(n + 1 != k + 1 for _, n, k in rejected):
             evidence["pair_crop_long"][0].add(index)
-        longer = any(n > 1 for _, n in grown)  # a step of one token keeps nothing new either way
-        short = all(g == n - 1 for g, n in grown)
-        if longer and short:
+        last = [(g, n, k) for g, n, k in grown if k > 1 and n == k]  # only the last draft rejected
+        if last and all(g == k + 1 for g, _, k in last) and all(g == n for g, n, k in grown if not (k > 1 and n == k)):
+            evidence["pair_last_rejected_kept"][0].add(index)
+        accepting = [(len(step["tokens"]), want["accepted"]) for (st, step, want) in states
+                     if not step["error"] and step["tokens"]]
+        if any(a > 0 for _, a in accepting) and all(n == 1 for n, _ in accepting):
+            evidence["pair_never_accepts"][0].add(index)
+        short = bool(grown) and all(g == n - 1 for g, n, _ in grown)
+        if short and any(n > 1 for _, n, _ in grown):
             evidence["pair_crop_short"][0].add(index)
-        if grown and all(g == 0 for g, _ in grown):  # crop(start), or one short when every step kept one token
+        if grown and all(g == 0 for g, _, _ in grown):
             evidence["pair_cache_not_grown"][0].add(index)
-        sizes = {g for g, _ in grown}
-        if len(sizes) == 1 and 0 < min(sizes) < k + 1 and len({n for _, n in grown}) > 1 and not short:
+        sizes = {g for g, _, _ in grown}
+        if len(sizes) == 1 and 0 < min(sizes) and len({n for _, n, _ in grown}) > 1 and not short:
             evidence["pair_crop_fixed"][0].add(index)
-        if (not trace.get("error") and grown and len(made) == len(trace["steps"]) and all(n == k + 1 for n in made)
-                and all(g == n for g, n in grown)):
-            # calls and cache as the check wants: a failed check here failed on the tokens (greedy_problem)
+        right_calls = all(len(cs) == 1 and cs[0][4] == [st.ids[-1]] + st.drafts and len(step["calls"]) == 1
+                          for (st, step, _), cs in zip(states, cached))
+        right_cache = all(g == n for g, n, _ in grown) and len(grown) == len(states)
+        wrong_tokens = any(step["tokens"] != want["tokens"] for _, step, want in states)
+        counts = {rule: [0, 0] for rule in PAIR_ROW_MODELS}  # states that show the model, states where it could
+        for st, step, want in states:
+            if step["error"]:
+                continue
+            logits = h["_pair_logits"](st, st.drafts)[0]
+            if st.temperature > 0:
+                p = h["_tiny_lm"]()[0].rows(logits, st.temperature)
+                best = [int(x) for x in p.argmax(dim=-1)]
+                n = next((i for i, t in enumerate(st.drafts) if t != best[i]), st.k)
+                if st.drafts[:n] + [best[n]] != want["tokens"]:
+                    counts["pair_greedy_acceptance"][1] += 1
+                    if not step["events"] and step["tokens"] == st.drafts[:n] + [best[n]]:
+                        counts["pair_greedy_acceptance"][0] += 1
+            if not step["events"] or len(step["events"][-1][2]) < 128:
+                continue
+            got = h["_normalise"](torch.tensor(step["events"][-1][2][:128], dtype=torch.float64))
+            q = torch.tensor(st.q, dtype=torch.float32).reshape(st.k, 128)
+            for rule in PAIR_ROW_MODELS[:-1]:
+                if (rule == "pair_temperature_missing" and st.temperature == 1) or (
+                        st.temperature == 0 and rule != "pair_temperature_missing"):
+                    continue
+                pm, qm = _pair_model_rows(rule, logits, q, st.temperature, h["_tiny_lm"]()[0].rows)
+                _, model = h["step_model"](pm, qm, st.drafts, st.r)
+                if float((model - want["weights"]).abs().max()) > 1e-3:
+                    counts[rule][1] += 1
+                    if float((got - model).abs().max()) < 1e-4:
+                        counts[rule][0] += 1
+        if all(len(step["tokens"] or ()) <= 1 for _, step, _ in states):  # never a draft kept: pair_never_accepts
+            counts["pair_greedy_acceptance"][0] = 0
+        for rule, (shown, could) in counts.items():
+            if could:
+                evidence[rule][1].add(index)
+                if shown and shown * 2 >= could:
+                    evidence[rule][0].add(index)
+        if right_calls and right_cache and wrong_tokens and not trace_error(trace):
             evidence["pair_tokens_not_greedy"][0].add(index)
     return evidence
+
+
+def trace_error(trace):
+    return any(step.get("error") for step in trace.get("steps", ()))
+
+
+def pair_raised(calls, lang="en", everywhere=False):
+    """The sentence for a verify_drafts that raised on the states of notebook 03 (its type, a builtin's name, and where
+    in the step), or None (``everywhere``: unless it raised on every state it was given)."""
+    from grading.judge.verdicts import known_error
+
+    steps = [step for _, helper, _, _, _, trace in calls if helper == "pair_steps" for step in trace.get("steps", ())]
+    errors = [step["error"] for step in steps if step.get("error")]
+    if not errors or (everywhere and len(errors) < len(steps)):
+        return None
+    error, where = max((tuple(e) for e in errors), key=errors.count)
+    error = known_error(error)
+    if error == "TimeBudgetExceeded":
+        return sentence("runs_too_long", lang).format(where=RAISES_WHERE["every"][0 if lang == "en" else 1].format(
+            n=len(errors), m=len(steps)))
+    return sentence("pair_raises", lang).format(error=error, where=where, n=len(errors), m=len(steps))
+
 
 # Other models of the same mistake (the same sentence): max(0, q - p) normalised or not.
 ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_softmax": [{"residual_softmax_raw"},
@@ -931,6 +1077,17 @@ _SUBSUMED = {
     "coin_reversed": ("accepts_every_draft",),
     "bonus_from_draft": ("bonus_other_row",),
     "no_bonus": ("no_bonus_empty_draft",),
+    # notebook 03: a model of the rows, or of the step, explains the wrong tokens; a cache rule the others' lengths
+    **{rule: ("pair_tokens_not_greedy", "pair_never_accepts") for rule in PAIR_ROW_MODELS},
+    "pair_never_accepts": ("pair_tokens_not_greedy",),
+    "pair_other_cache": ("pair_cache_not_grown", "pair_crop_fixed", "pair_crop_short", "pair_cache_below_start"),
+    "pair_no_cache": ("pair_cache_not_grown", "pair_crop_fixed", "pair_crop_short", "pair_cache_below_start"),
+    "pair_no_rollback": ("pair_crop_fixed", "pair_last_rejected_kept"),
+    "pair_crop_long": ("pair_last_rejected_kept", "pair_crop_fixed"),
+    "pair_crop_fixed": ("pair_cache_not_grown",),
+    "pair_crop_short": ("pair_cache_not_grown",),
+    "pair_call_per_position": ("pair_positions_k", "pair_cache_not_grown", "pair_crop_fixed"),
+    "pair_positions_k": ("pair_never_accepts", "pair_tokens_not_greedy", "pair_cache_not_grown", "pair_crop_fixed"),
 }
 
 
@@ -942,14 +1099,14 @@ def line(judge, level, lang="en"):
     failed = [c for c in judge.failed if c is not None]
     if not failed:
         return words["prefix"] + words["none"]
-    error = raised(judge.calls, lang, everywhere=True)  # an error in every call hides whatever else it would do
-    if error is not None:
+    error = raised(judge.calls, lang, everywhere=True) or pair_raised(judge.calls, lang, everywhere=True)
+    if error is not None:  # an error in every call hides whatever else it would do
         return words["prefix"] + error
     rules = diagnose(judge, level)
     if _where_raised(_traced(judge.calls)) == "tensor":  # what else fails there follows from the error
         rules = [("tensor_tokens_fail", ())] + [r for r in rules if r[0] not in ("bonus_error", "empty_draft_error")]
     if not rules:
-        error = raised(judge.calls, lang)
+        error = raised(judge.calls, lang) or pair_raised(judge.calls, lang)
         if error is not None:
             return words["prefix"] + error
         return words["prefix"] + words["unknown"].format(checks=", ".join(dict.fromkeys(failed)))

@@ -483,7 +483,7 @@ class SandboxedKernelManager(HarnessKernelManager):
     def format_kernel_cmd(self, extra_arguments=None):
         inner = [sys.executable, f"{GRADER_DIR}/kernel_harness.py", f"{GRADER_DIR}/helpers.py",
                  "-f", self.connection_file, *(extra_arguments or [])]
-        grader_files = [(HARNESS, "kernel_harness.py"), (self.helpers_path, "helpers.py")]
+        grader_files = [(HARNESS, "kernel_harness.py"), *helper_files(self.helpers_path)]
         return bwrap_command(inner, private_dir=self.private_dir, files=self._files(), grader_files=grader_files,
                              uid=self.sandbox_user, env=self._env(), private_files=[self.connection_file],
                              cgroup=self.cgroup)
@@ -533,6 +533,17 @@ def sandbox_pid(bwrap_pid, timeout=10):
             return int(children[0])
         time.sleep(0.01)
     raise SandboxUnavailable(f"bubblewrap (pid {bwrap_pid}) started no sandbox within {timeout} s")
+
+
+HELPER_COMPANIONS = ("tiny_lm.py", "tiny_lm.pt")  # Level 24's model pair, which its trusted helpers load beside them
+
+
+def helper_files(helpers_path):
+    """The trusted helpers as /grader/helpers.py, and the course's files they load from beside them (Level 24's model
+    pair, read by pair_steps in the kernel from the grader's copy, not from the student's folder)."""
+    folder = os.path.dirname(str(helpers_path))
+    return [(helpers_path, "helpers.py")] + [(os.path.join(folder, name), name) for name in HELPER_COMPANIONS
+                                             if os.path.isfile(os.path.join(folder, name))]
 
 
 def sandbox_spec(private_dir, uid, files=(), grader_files=(), limits=LIMITS, cgroup=None):
@@ -595,7 +606,7 @@ class ForkedSandboxedKernelManager(_ForkedLaunch, SandboxedKernelManager):
 
     def fork_request(self, kw):
         self._give_connection_file()
-        spec = sandbox_spec(self.private_dir, self.sandbox_user, self._files(), [(self.helpers_path, "helpers.py")],
+        spec = sandbox_spec(self.private_dir, self.sandbox_user, self._files(), helper_files(self.helpers_path),
                             cgroup=self.cgroup)
         return {"connection_file": self.connection_file, "helpers": f"{GRADER_DIR}/helpers.py",
                 "log": os.path.join(self.private_dir, "kernel.log"), "env": sandbox_env(self._env()),

@@ -233,14 +233,14 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 """),
     },
     "03_real_pair": {
-        "title": ("9f1c9ad4", """
+        "title": ("48ba2a7b", """
 # Level 24 · 投机解码 · Notebook 3：一对真实的模型，实际计时
 
 Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标模型是一个小的因果 **transformer**（3 层，644,000 个参数，带 KV 缓存），草稿模型是一张**二元（bigram）**表（只根据前一个字符预测下一个字符）。两者都以字符为单位读写，都从 Python 自己的标准库中学习（由 `tiny_lm.py` 训练；权重随课程一起提供，在 `tiny_lm.pt` 中）。
 
 你会看到为什么检查 `K` 个草稿只花大约一次目标模型调用，把一步投机解码接到真实的目标模型上，并在这台机器上与普通生成比较用时。
 
-**本 notebook 共 7 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 4 分。
+**本 notebook 共 9 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 6 分。
 """),
         "checking-is-free": ("69a8c1dd", """
 ## 为什么检查几乎不花代价
@@ -263,19 +263,22 @@ Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标
 
 这一步之后，缓存多了 `K + 1` 个新位置，但只有 `last_token` 和被接受的草稿属于文本：被拒绝的草稿的键和值必须去掉，而这一步的新 token（修正 token 或额外 token）还不在缓存里。所以要保留 `start + len(tokens)` 个位置，其中 `start` 是调用之前的长度。
 """),
-        "task": ("06926fec", """
+        "task": ("f22dde58", """
 ## 你的任务：`verify_drafts`
 
 **TODO**：调用**一次** `target.forward_cached([last_token] + draft_tokens, cache)`，按 `temperature` 把这些行变成概率，调用 `speculative_step`，把缓存裁剪到 `start + len(tokens)`，然后返回这些 token。
 
+请用课程提供的 `rows` 和 `speculative_step`：测试会给每次 `torch.rand` 一个预设的硬币值 `r`，给每次 `torch.multinomial` 一个预设的 token，这样才能在同一个状态上把你的这一步和参考实现逐个 token 地比较，温度为 0 和大于 0 时都一样。
+
 如果测试报错：
-- 说到*目标模型调用*的次数：每一步调用一次，带上全部 `K + 1` 个位置（不是每个草稿调用一次）；
-- 说在某个 token 处*与普通贪心解码不同*：缓存没有裁剪（或多留、少留了一个位置），于是后面的行看到了被拒绝的草稿。
+- 说到*目标模型调用*：每一步只调用一次，带上全部 `K + 1` 个位置（不要每个草稿调用一次，也不要在缓存的副本上调用）；
+- 说到*缓存增加了*多少位置：缓存没有裁剪，或者多留、少留了一个位置；
+- 说到*传给 torch.multinomial 的那一行*：目标模型的各行不是 `rows(logits, temperature)`（温度用了两次，或者根本没用），或者改动了 `draft_probs`。
 """),
-        "visible-test": ("37c13fe3", """
+        "visible-test": ("f134082c", """
 ## 可见测试
 
-这里用贪心解码（温度 0：每一行都是集中在最可能的 token 上的独热分布），所以投机解码必须给出与目标模型单独生成完全相同的文本。在 `def __init__(self, ` 之后以 `K = 4` 生成 30 个 token：与普通贪心解码的 30 个 token 相同，并且每一步调用一次目标模型，带 5 个位置。
+测试先构造一步投机解码的四个状态，每个状态都用一个新的缓存，在每个状态上运行一次你的 `verify_drafts`。其中三个是贪心的（温度 0：每一行都是集中在最可能的 token 上的独热分布），草稿分别是全部、除最后一个外、以及没有一个与目标模型一致；第四个的温度为 0.7，它的硬币 `r` 会拒绝中间的一个草稿。在每个状态上，测试都与同一状态上的参考实现比较：是否只调用一次目标模型、带 `K + 1` 个位置并用上缓存；这一步之后缓存的长度和内容（在它上面再调用一次，必须得到这段文本的行）；返回的 token；以及交给 `torch.multinomial` 的那一行。
 """),
         "faster": ("1217df5f", """
 ## 同样的文本，更快吗？
@@ -296,10 +299,10 @@ Notebook 1 和 2 用的是概率表。这里的行来自真实的模型：目标
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
 """),
-        "hidden-checks": ("cd62b6d6", """
+        "hidden-checks": ("c559d1dd", """
 ## 隐藏检查
 
-首先是诊断。然后各检查一种行为（每项 1 分），都在这对真实模型上用贪心解码、换别的提示词：每一步调用一次目标模型，带 `K + 1` 个位置；每一步之后缓存恰好保存被保留的 token 的位置；文本与普通贪心解码逐个 token 相同；`K = 0`（没有草稿）时每一步就是一次普通的解码步骤。
+首先是诊断。然后各检查一种行为（每项 1 分），用的都是批改程序从别的提示词构造的单步状态，每个状态一个新的缓存：在缓存上调用一次目标模型，带 `K + 1` 个位置；这一步之后缓存只保存这段文本的位置（长度和内容都对），只有最后一个草稿被拒绝时也是如此；贪心状态下返回的 token 与参考实现相同，所有草稿都一致时也是如此；`K = 0`（没有草稿）时一步就是一次普通的解码步骤；温度为 0.7、1 和 1.3 时，在同样的预设硬币下，返回的 token 和交给 `torch.multinomial` 的那一行都与参考实现相同；用真实的随机数运行 300 步，第一个 token 服从目标模型的那一行。
 """),
     },
 }
@@ -311,10 +314,12 @@ COMMENTS = {
     "one call: K + 1 rows": "一次调用：K + 1 行",
     "last_token and the accepted drafts stay; rejected ones go": "last_token 和被接受的草稿留下；被拒绝的去掉",
     "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或者没有发现错误）。",
-    "Hidden check: one target call per step, on the cache, over K + 1 positions.": "隐藏检查：每一步在缓存上调用一次目标模型，带 K + 1 个位置。",
-    "Hidden check: after each step the cache grew by exactly the number of tokens the step returned.": "隐藏检查：每一步之后，缓存增加的位置数恰好等于这一步返回的 token 数。",
-    "Hidden check: greedy speculation gives plain greedy decoding's text, token for token.": "隐藏检查：用贪心解码做投机解码，得到的文本与普通贪心解码逐个 token 相同。",
-    "Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.": "隐藏检查：K = 0 时每一步是一次只带一个位置的调用，文本仍与普通贪心解码相同。",
+    "Hidden check: one target call per step, forward_cached on the cache it was given, over [last_token] + draft_tokens.": "隐藏检查：每一步在给定的缓存上调用一次 forward_cached，输入是 [last_token] + draft_tokens。",
+    "Hidden check: after each step the cache holds last_token and the drafts kept, no more and no fewer.": "隐藏检查：每一步之后，缓存里正好是 last_token 和被保留的草稿，不多也不少。",
+    "Hidden check: on greedy states the step's tokens, token for token.": "隐藏检查：在贪心状态上，返回的 token 与参考实现逐个相同。",
+    "Hidden check: with K = 0 each step is one call of one position, and one new token.": "隐藏检查：K = 0 时每一步只调用一次、带一个位置，并得到一个新 token。",
+    "Hidden check: at temperatures above 0, the step's tokens and the row handed to torch.multinomial.": "隐藏检查：温度大于 0 时，返回的 token 和交给 torch.multinomial 的那一行都与参考实现相同。",
+    "Hidden check: with real random draws, the first token of a step follows the target's row.": "隐藏检查：用真实的随机数时，每一步的第一个 token 服从目标模型的那一行。",
     "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
         "抽取约定：保留给定的循环。测试把预设的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
     "per p < q position, in position order (none where p >= q, none after the rejection), and":
@@ -486,14 +491,33 @@ HELPERS = {
         },
         "check": {"problem": "{problem}。"},
         "pair": {
-            "empty": "verify_drafts 应当返回一个非空的 token_id 列表",
             "not_written": "NotImplementedError：verify_drafts 还没有写；把 raise 那一行换成你的代码",
-            "raised": "verify_drafts 抛出了 {error}",
-            "no_cache": "verify_drafts 调用目标模型时没有用缓存（target(...)）：请用 target.forward_cached([last_token] + draft_tokens, cache)",
-            "calls": "verify_drafts 在 {steps} 步中调用了 {calls} 次目标模型：每一步在 [last_token] + draft_tokens 上调用一次",
-            "positions": "有一次目标模型调用带了 {n} 个位置；有 K = {k} 个草稿时需要 K + 1 = {k1} 个：[last_token] + draft_tokens",
-            "cache": "一步返回了 {returned} 个 token，缓存却多了 {new} 个新位置，而不是 {returned} 个：把它裁剪到 start + len(tokens)（last_token 和被接受的草稿）",
-            "greedy": "用贪心解码做投机解码，在 token {at}（从 0 数起，共 {steps} 个）处与普通贪心解码不同：缓存或各行有误（对 [last_token] + draft_tokens 调用一次，然后把缓存裁剪到 start + len(tokens)）"
+            "raised": "在{state}上，verify_drafts 在 {where} 中抛出了 {error}",
+            "stopped": "verify_drafts 在第 {n} 步没有给出结果",
+            "state": "第 {n} 步（K = {k}，温度 {temperature}：{what}）",
+            "labels": {"all": "这一步接受全部草稿", "first": "这一步拒绝第一个草稿", "last": "这一步只拒绝最后一个草稿",
+                       "middle": "这一步拒绝中间的一个草稿", "empty": "没有草稿"},
+            "no_cache": "在{state}上，verify_drafts 调用目标模型时没有用它的缓存（target(...) 或 target.forward）：应当调用 target.forward_cached([last_token] + draft_tokens, cache)",
+            "other_cache": "在{state}上，verify_drafts 在另一个缓存（副本或新建的缓存）上调用了 forward_cached，而不是给它的那个，所以这段文本的缓存根本没有经历这一步",
+            "calls": "在{state}上，verify_drafts 调用了 {calls} 次目标模型；一步只调用一次，输入是 [last_token] + draft_tokens",
+            "positions": "在{state}上，目标模型调用的输入有 {n} 个位置，{what}；有 K = {k} 个草稿时，输入应是 [last_token] + draft_tokens，共 K + 1 = {k1} 个位置",
+            "without_last": "只有草稿，没有 last_token",
+            "other_ids": "不是 [last_token] + draft_tokens",
+            "no_tokens": "在{state}上，verify_drafts 没有返回可以用来核对缓存的 token_id",
+            "shrunk": "{state}之后，缓存只有 {length} 个位置，比这一步之前的 {start} 个还少",
+            "cache": "{state}之后，缓存增加了 {new} 个位置，而不是 len(tokens) = {returned} 个（last_token 和这一步保留的草稿：start + len(tokens)）",
+            "no_probe": "{state}之后，无法在这一步留下的缓存上调用目标模型",
+            "contents": "{state}之后，缓存增加了 len(tokens) = {returned} 个位置，但这些位置不是这段文本的：在它上面再调用一次，得到的行与在这段文本的缓存上得到的不同",
+            "tokens": "在{state}上，verify_drafts 返回了 {got}；这一步应得到 {want}（接受 {accepted} 个草稿，再加上 torch.multinomial 给出的 token）",
+            "tokens_hidden": "在{state}上，verify_drafts 返回的 token 与这一步应得到的不同（len(tokens) = {n}，应为 {m}：接受 {accepted} 个草稿，再加上 torch.multinomial 给出的 token）",
+            "no_multinomial": "在{state}上，verify_drafts 没有调用 torch.multinomial；这一步的新 token 要用它抽取",
+            "weights_shape": "在{state}上，交给 torch.multinomial 的不是 128 个 token 的一行概率",
+            "weights": "在{state}上，交给 torch.multinomial 的那一行与这一步的{where}相差最多 {gap}（两者都已归一化）",
+            "bonus_row": "额外 token 那一行（目标模型在这个温度下的第 K 行）",
+            "residual_row": "第 {i} 行的残差 max(0, p - q)（目标模型在这个温度下的各行，以及 draft_probs）",
+            "samples_raised": "verify_drafts 在重复运行的第 {n} 步抛出了 {error}",
+            "samples_missing": "在 {n} 次重复运行中，verify_drafts 并不是每一步都返回了 token_id",
+            "samples": "用温度 {temperature} 和真实的随机数运行 {n} 步，第一个 token 的分布与目标模型那一行的总变差距离为 {tv}；如果 verify_drafts 是对的，出现至少这么大差距的概率是 {p}",
         },
         "contract": {
             "rule": "测试把一个预设的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
@@ -507,7 +531,7 @@ HELPERS = {
         },
         "say": {
             "n1_passed": "可见测试通过：[0, 2]，掷硬币之后对残差分布 [0.75, 0, 0.25, 0] 调用了一次 multinomial。",
-            "n3_passed": "可见测试通过：与普通贪心解码的 30 个 token 相同，共 {calls} 次目标模型调用，每次 5 个位置。",
+            "n3_passed": "可见测试通过：在 {steps} 个状态上，每一步都只调用一次目标模型、带 K + 1 个位置，缓存留下的正是这段文本，返回的 token 正确，温度为 0.7 时交给 torch.multinomial 的那一行也正确。",
             "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外 token 来自 target_probs[2]。",
             "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
             "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",

@@ -18,7 +18,7 @@
 # You will see why checking `K` drafts costs about one call of the target, wire one speculative
 # step to the real target, and time it against plain generation on this machine.
 #
-# **This notebook is worth 7 points**: 3 for the visible test under your answer, and 4 for hidden
+# **This notebook is worth 9 points**: 3 for the visible test under your answer, and 6 for hidden
 # checks that run when your work is graded.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -95,10 +95,16 @@ else:
 # the rows into probabilities at `temperature`, call `speculative_step`, roll the cache back to
 # `start + len(tokens)`, and return the tokens.
 #
+# Use the course's `rows` and `speculative_step`: the tests hand every `torch.rand` one scripted
+# coin `r` and every `torch.multinomial` one scripted token, so that your step can be compared,
+# token for token, with the reference step on the same state, at temperature 0 and above it.
+#
 # If the test complains:
-# - *calls*: one call per step, with all `K + 1` positions (not one call per draft);
-# - *differs from plain greedy* at some token: the cache was not rolled back (or kept one position
-#   too many or too few), so later rows saw rejected drafts.
+# - *target calls*: one call per step, with all `K + 1` positions (not one call per draft, not on a
+#   copy of the cache);
+# - *the cache grew by*: it was not rolled back, or kept one position too many or too few;
+# - *the row passed to torch.multinomial*: the target's rows are not `rows(logits, temperature)`
+#   (the temperature applied twice, or not at all), or `draft_probs` was changed.
 
 # %% nbgrader={"grade": false, "grade_id": "verify_drafts", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
@@ -122,17 +128,20 @@ def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperat
 # %% [markdown] l10n="visible-test"
 # ## Visible test
 #
-# Greedy decoding (temperature 0: every row is one-hot at its most likely token), so speculation
-# must give exactly the text the target gives alone. 30 tokens after `def __init__(self, ` with
-# `K = 4`: the same 30 tokens as plain greedy decoding, and one target call of 5 positions per
-# step.
+# The test builds four states of one step, each on a fresh cache, and runs your `verify_drafts`
+# once on each: three greedy ones (temperature 0: every row is one-hot at its most likely token)
+# where every draft, all but the last, and none agree with the target, and one at temperature 0.7
+# whose coin `r` rejects a draft in the middle. On each it checks one target call of `K + 1`
+# positions on the cache, the cache's length and contents after the step (the next call on it must
+# give the text's rows), the tokens, and the row handed to `torch.multinomial`, all against the
+# reference step on the same state.
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-case = spec_checks.PairCase("def __init__(self, ", steps=30, k=4)
-run = spec_checks.run_pair(verify_drafts, case)
+case = spec_checks.pair_case("visible")
+run = spec_checks.pair_steps(verify_drafts, case)
 problem = spec_checks.pair_problem(run, case)
 assert problem is None, problem
-print(spec_checks.say("n3_passed", calls=len(run.calls)))
+print(spec_checks.say("n3_passed", steps=len(case.states)))
 
 # %% [markdown] l10n="faster"
 # ## The same text, faster?
@@ -199,39 +208,58 @@ quiz("l24_pair_check")
 # %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
 #
-# First, the diagnosis. Then one behaviour each (1 point each), all with greedy decoding on the
-# real pair, from other prompts: one target call of `K + 1` positions per step; after each step
-# the cache holds exactly the positions of the tokens kept; the text equals plain greedy decoding,
-# token for token; and with `K = 0` (no drafts) each step is one ordinary decoding step.
+# First, the diagnosis. Then one behaviour each (1 point each), on states of one step built by the
+# grader from other prompts, each on a fresh cache: one target call of `K + 1` positions on the
+# cache; after the step the cache holds the text's positions and no others (its length and its
+# contents), also when only the last draft is rejected; greedy states give the reference step's
+# tokens, also when every draft agrees; with `K = 0` (no drafts) a step is one ordinary decoding
+# step; at temperatures 0.7, 1 and 1.3 the tokens and the row handed to `torch.multinomial` are the
+# reference's under the same scripted coin; and over 300 steps with real random draws, the first
+# token follows the target's row.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
 # verify_drafts behaves like (or "none").
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_one_call_per_step", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: one target call per step, on the cache, over K + 1 positions.
+# Hidden check: one target call per step, forward_cached on the cache it was given, over [last_token] + draft_tokens.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.PairCase("import ", steps=24, k=3)
-spec_checks.check(spec_checks.calls_problem(spec_checks.run_pair(verify_drafts, case), case))
+case = spec_checks.pair_case("calls")
+spec_checks.check(spec_checks.calls_problem(spec_checks.pair_steps(verify_drafts, case), case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_cache_rolled_back", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: after each step the cache grew by exactly the number of tokens the step returned.
+# Hidden check: after each step the cache holds last_token and the drafts kept, no more and no fewer.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.PairCase("    return ", steps=40, k=5)
-spec_checks.check(spec_checks.cache_problem(spec_checks.run_pair(verify_drafts, case)))
+case = spec_checks.pair_case("cache")
+spec_checks.check(spec_checks.cache_problem(spec_checks.pair_steps(verify_drafts, case), case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_greedy_equal", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: greedy speculation gives plain greedy decoding's text, token for token.
+# Hidden check: on greedy states the step's tokens, token for token.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.PairCase("    return ", steps=40, k=5)
-spec_checks.check(spec_checks.greedy_problem(spec_checks.run_pair(verify_drafts, case), case))
+case = spec_checks.pair_case("greedy")
+spec_checks.check(spec_checks.tokens_problem(spec_checks.pair_steps(verify_drafts, case), case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_drafts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: with K = 0 each step is one call of one position, and the text is still plain greedy's.
+# Hidden check: with K = 0 each step is one call of one position, and one new token.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.PairCase("class ", steps=12, k=0)
-spec_checks.check(spec_checks.pair_problem(spec_checks.run_pair(verify_drafts, case), case))
+case = spec_checks.pair_case("no_drafts")
+spec_checks.check(spec_checks.pair_problem(spec_checks.pair_steps(verify_drafts, case), case))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_sampling_steps", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: at temperatures above 0, the step's tokens and the row handed to torch.multinomial.
+### BEGIN HIDDEN TESTS
+case = spec_checks.pair_case("sampling")
+run = spec_checks.pair_steps(verify_drafts, case)
+spec_checks.check(spec_checks.tokens_problem(run, case) or spec_checks.weights_problem(run, case))
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_sampling_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: with real random draws, the first token of a step follows the target's row.
+### BEGIN HIDDEN TESTS
+case = spec_checks.pair_case("distribution")
+spec_checks.check(spec_checks.samples_problem(spec_checks.pair_samples(verify_drafts, case), case))
 ### END HIDDEN TESTS

@@ -122,19 +122,46 @@ TEXT = {
     },
     "check": {"problem": "{problem}."},
     "pair": {
-        "empty": "verify_drafts should return a non-empty list of token ids",
         "not_written": "NotImplementedError: verify_drafts is not written yet; replace the raise line with your code",
-        "raised": "verify_drafts raised {error}",
-        "no_cache": "verify_drafts called the target without the cache (target(...)): use "
-                    "target.forward_cached([last_token] + draft_tokens, cache)",
-        "calls": "verify_drafts made {calls} target calls in {steps} steps: make one call per step, on "
-                 "[last_token] + draft_tokens",
-        "positions": "a target call had {n} positions; with K = {k} drafts it needs K + 1 = {k1}: "
-                     "[last_token] + draft_tokens",
-        "cache": "after a step that returned {returned} tokens the cache held {new} new positions, not {returned}: "
-                 "crop it to start + len(tokens) (last_token and the accepted drafts)",
-        "greedy": "greedy speculation differs from plain greedy decoding at token {at} (counted from 0) of {steps}: the cache or the "
-                  "rows are off (one call on [last_token] + draft_tokens, then crop to start + len(tokens))",
+        "raised": "verify_drafts raised {error} in {where} on {state}",
+        "stopped": "verify_drafts gave no answer for step {n}",
+        "state": "step {n} (K = {k}, temperature {temperature}: {what})",
+        "labels": {"all": "the step accepts every draft", "first": "the step rejects the first draft",
+                   "last": "the step rejects only the last draft", "middle": "the step rejects a draft in the middle",
+                   "empty": "no drafts"},
+        "no_cache": "on {state}, verify_drafts called the target without its cache (target(...) or target.forward): "
+                    "the call is target.forward_cached([last_token] + draft_tokens, cache)",
+        "other_cache": "on {state}, verify_drafts called forward_cached on a cache other than the one it was given (a "
+                       "copy or a new one), so the text's cache never saw the step",
+        "calls": "on {state}, verify_drafts made {calls} target calls; a step makes exactly one, on [last_token] + "
+                 "draft_tokens",
+        "positions": "on {state}, the target call was on {n} positions, {what}; with K = {k} drafts it is on "
+                     "[last_token] + draft_tokens, K + 1 = {k1} positions",
+        "without_last": "the drafts without last_token",
+        "other_ids": "not [last_token] + draft_tokens",
+        "no_tokens": "on {state}, verify_drafts returned no token ids to check the cache against",
+        "shrunk": "after {state}, the cache held {length} positions, fewer than the {start} it held before the step",
+        "cache": "after {state}, the cache grew by {new} positions, not by len(tokens) = {returned} (last_token and "
+                 "the drafts the step kept: start + len(tokens))",
+        "no_probe": "after {state}, the target could not be called on the cache the step left",
+        "contents": "after {state}, the cache grew by len(tokens) = {returned} positions, but they are not the "
+                    "text's: the next call on it gave other rows than on a cache of the text",
+        "tokens": "on {state}, verify_drafts returned {got}; the step gives {want} ({accepted} of its drafts "
+                  "accepted, then the token torch.multinomial hands out)",
+        "tokens_hidden": "on {state}, verify_drafts returned other tokens than the step's (len(tokens) = {n}, the "
+                         "step's {m}: {accepted} of its drafts accepted, then the token torch.multinomial hands out)",
+        "no_multinomial": "on {state}, verify_drafts made no torch.multinomial call; the step draws its new token "
+                          "with one",
+        "weights_shape": "on {state}, torch.multinomial was not given a row of the 128 token probabilities",
+        "weights": "on {state}, the row passed to torch.multinomial differs from the step's {where} by up to {gap} "
+                   "(both normalised)",
+        "bonus_row": "bonus row (row K of the target's rows at this temperature)",
+        "residual_row": "residual max(0, p - q) at row {i} (the target's rows at this temperature, and draft_probs)",
+        "samples_raised": "verify_drafts raised {error} in repeated step {n}",
+        "samples_missing": "verify_drafts did not return a token id in each of the {n} repeated steps",
+        "samples": "over {n} steps with real random draws at temperature {temperature}, the first token's distribution "
+                   "is {tv} (total variation) from the target's row; if verify_drafts were right, a gap at least this "
+                   "large would come up with probability {p}",
     },
     "contract": {
         "rule": "the tests hand one scripted value to each torch.rand(1) call, one per p < q position, in position "
@@ -155,7 +182,8 @@ TEXT = {
     "say": {
         "n1_passed": "Visible test passed: [0, 2], one multinomial call on the residual [0.75, 0, 0.25, 0], after "
                      "the coin.",
-        "n3_passed": "Visible test passed: the same 30 tokens as plain greedy, in {calls} target calls of 5 positions.",
+        "n3_passed": "Visible test passed: on {steps} steps, one target call of K + 1 positions each, the cache left "
+                     "holding the text, the step's tokens, and at temperature 0.7 the right row for torch.multinomial.",
         "n2_passed": "Visible test passed: [0, 2] after a rejection, [0, 1, 3] with the bonus from target_probs[2].",
         "never_called_after_reject": "torch.multinomial was never called after the rejection",
         "called_without_reject": "torch.multinomial was called {count} time(s) although nothing was rejected",
@@ -1141,35 +1169,32 @@ def _tokens_said(run, expected, why):
 
 
 # ------------------------------------------------------------------ notebook 03: the real model pair
-# One block, so it merges apart from the rest: the student's verify_drafts is called in the kernel
-# on the real target (run_pair); the grader decodes greedily on its own copy of the model
-# (tiny_lm.py beside this file) and compares.
+# One block, so it merges apart from the rest. Whoever builds a case (the grader, when grading) makes each
+# state of one speculative step itself: the text so far, the K drafts and their rows, the temperature, the coin r
+# every torch.rand hands out and the token every torch.multinomial hands out. The student's verify_drafts runs one
+# step on each state in the kernel (pair_steps), on a fresh cache, with the target wrapped so that every call is
+# recorded; the reply is plain data (the tokens, the calls, the cache's length, the weights passed to
+# torch.multinomial, and a probe of the cache). The checks compare it with a reference step computed on the same
+# state by whoever built the case, with its own copy of the pair (tiny_lm.py beside this file): nothing the kernel
+# computes on its own decides a verdict, and a state's expected tokens are never sent to the kernel.
 
 STUDENT_FUNCTIONS = STUDENT_FUNCTIONS + ("verify_drafts",)
-REMOTE_HELPERS = REMOTE_HELPERS + ("run_pair",)
+REMOTE_HELPERS = REMOTE_HELPERS + ("pair_steps", "pair_samples")
 PAIR_BUDGET_SECONDS = 8.0
-MAX_PAIR_STEPS = 200
-
-
-class PairCase:
-    """Greedy generation of ``steps`` tokens after ``prompt``, with ``k`` drafts per step."""
-
-    def __init__(self, prompt, steps, k):
-        self.prompt, self.steps, self.k = str(prompt), _int(steps), _int(k)
-        self.wire = {"pair": [self.prompt, self.steps, self.k]}
-
-
-class PairRun:
-    """What the student's verify_drafts did over one generation."""
-
-    tokens = error = ename = None
-    calls = ()     # positions of each target call, in order (-1: a call that ignores the cache)
-    steps = ()     # [cache length before, after, tokens returned] of each step
-    problem = None
+MAX_PAIR_STATES = 16
+MAX_PAIR_CALLS = 12          # target calls recorded per step
+MAX_PAIR_MULTINOMIALS = 6    # torch.multinomial calls recorded per step
+MAX_PAIR_VALUES = 1024       # values recorded per torch.multinomial call
+MAX_PAIR_SAMPLES = 600
+PAIR_VOCAB = 128
+PROBE_TOLERANCE = 1e-3       # logits of the probe: the same positions computed in other batches differ by ~1e-6
+WEIGHTS_TOLERANCE = 1e-4     # normalised weights passed to torch.multinomial, against the reference's
+PAIR_WHERE = ("verify_drafts", "speculative_step", "rows", "forward_cached", "crop", "torch", "other")
+CALL_CACHED, CALL_UNCACHED = 1, 2  # target.forward_cached(ids, cache); target(ids) or target.forward(ids)
 
 
 def _tiny_lm():
-    """The model module beside this file (the grader's own copy), loaded once."""
+    """(the model module beside this file, the target, the bigram), loaded once: the grader's own copy when grading."""
     global _TINY_LM
     if _TINY_LM is None:
         import importlib.util
@@ -1177,154 +1202,636 @@ def _tiny_lm():
         spec = importlib.util.spec_from_file_location("_grader_tiny_lm", Path(__file__).with_name("tiny_lm.py"))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        _TINY_LM = (module, module.load_pair()[0])
+        torch.set_num_threads(1)  # for a model this small a second thread costs more than it saves (notebook 03)
+        _TINY_LM = (module, *module.load_pair())
     return _TINY_LM
 
 
 _TINY_LM = None
 
 
-def run_pair(function, case):
-    """Generate greedily with ``function`` as the verification step (in the kernel); return a PairRun."""
-    import spec_pair
+class PairState:
+    """One step's input: ``ids`` the text so far (the cache holds all but the last, ``ids[-1]`` is last_token),
+    ``drafts`` the K drafted ids and ``q`` their [K, V] rows, ``temperature``, the coin ``r`` every torch.rand hands
+    out, the token ``pick`` every torch.multinomial hands out, and ``label`` (what the state is built to show)."""
+
+    def __init__(self, ids, drafts, q, temperature, r, pick, label):
+        self.ids, self.drafts = [_int(t) for t in ids], [_int(t) for t in drafts]
+        self.q = [[_float(x) for x in row] for row in q]
+        self.temperature, self.r, self.pick, self.label = _float(temperature), _float(r), _int(pick), str(label)
+
+    @property
+    def k(self):
+        return _count(self.drafts)
+
+    @property
+    def start(self):
+        return _count(self.ids) - 1
+
+    def wire(self):
+        return [self.ids, self.drafts, self.q, self.temperature, self.r, self.pick, self.label]
+
+
+class PairCase:
+    """States of one speculative step, each run on a fresh cache; ``samples`` > 0: the first state is run that many
+    times with real randomness (drafts sampled from the bigram at its temperature), from torch's seed ``seed``."""
+
+    def __init__(self, states, samples=0, seed=0):
+        self.states = _list(states)[:MAX_PAIR_STATES]
+        self.samples, self.seed = min(_int(samples), MAX_PAIR_SAMPLES), _int(seed)
+        self.wire = {"pair": [[s.wire() for s in self.states], self.samples, self.seed]}
+        self._expected = None
+
+    @property
+    def k(self):
+        return max((s.k for s in self.states), default=0)
+
+    def expected(self):
+        """The reference step on each state, computed here with this process's own copy of the pair."""
+        if self._expected is None:
+            self._expected = [reference_step(s) for s in self.states]
+        return self._expected
+
+
+def _pair_logits(state, extra=()):
+    """The target's logits for [last_token] + ``extra`` after the state's cache, on a fresh cache; and the cache."""
+    module, target, _ = _tiny_lm()
+    cache = module.KVCache()
+    if state.start:
+        target.forward_cached(state.ids[:-1], cache)
+    return target.forward_cached([state.ids[-1]] + _list(extra), cache), cache
+
+
+def _normalise(weights):
+    weights = torch.clamp(weights.double(), min=0)
+    total = weights.sum()
+    return weights / total if total > 0 else weights
+
+
+def step_model(p, q, drafts, r):
+    """The speculative step with coin ``r`` at every p < q position: (how many drafts it accepts, the row its new token
+    is drawn from, normalised). ``p``: [K + 1, V] target rows, ``q``: [K, V] draft rows."""
+    k = _count(drafts)
+    n = k
+    for i, t in enumerate(drafts):
+        pi, qi = _float(p[i, t]), _float(q[i, t])
+        if not (pi >= qi or (qi > 0 and r < pi / qi)):
+            n = i
+            break
+    if n < k:
+        weights = torch.clamp(p[n].double() - q[n].double(), min=0)
+        if not weights.sum() > 0:  # float32 can get here (notebook 01); the reference then draws from p
+            weights = p[n].double()
+    else:
+        weights = p[k].double()
+    return n, _normalise(weights)
+
+
+def reference_step(state):
+    """{"tokens", "accepted", "weights" (normalised), "start"} of the reference step on ``state``."""
+    module, _, _ = _tiny_lm()
+    logits, _ = _pair_logits(state, state.drafts)
+    p = module.rows(logits, state.temperature)
+    q = torch.tensor(state.q, dtype=torch.float32).reshape(state.k, PAIR_VOCAB)
+    n, weights = step_model(p, q, state.drafts, state.r)
+    return {"tokens": state.drafts[:n] + [state.pick], "accepted": n, "weights": weights, "start": state.start}
+
+
+def probe(state, kept):
+    """The target's logits after the state's text plus ``kept`` (the positions a right cache holds after the step,
+    but last_token), for the last token: what the kernel's probe of the student's cache must give."""
+    module, target, _ = _tiny_lm()
+    logits, cache = _pair_logits(state, kept[:-1])
+    return target.forward_cached(kept[-1:], cache)[0]
+
+
+# ---- building the states (the grader builds every case of the checks; the kernel only for the visible test)
+
+PAIR_PROMPTS = ("def __init__(self, ", "    return ", "import ", "class ", "        if not ", "for key, value in ",
+                "    def ", "        self.", "        raise ", "from ")
+
+
+def _greedy(ids, n):
+    module, target, _ = _tiny_lm()
+    cache = module.KVCache()
+    if _count(ids) > 1:
+        target.forward_cached(ids[:-1], cache)
+    last, out = ids[-1], []
+    for _ in range(n):
+        last = _int(target.forward_cached([last], cache)[0].argmax())
+        out.append(last)
+    return out
+
+
+def _other_than(token, ids):
+    """A likely token that is not ``token``: the bigram's best after the text, else the target's second best."""
+    module, _, bigram = _tiny_lm()
+    ranked = bigram.logits(ids[-1]).argsort(descending=True).tolist()
+    return next(t for t in ranked if t != token)
+
+
+def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None, want=None):
+    """A state after ``prompt``. At temperature 0 the first ``agree`` drafts are the target's own greedy tokens (all
+    of them when ``agree`` is None or >= k), the next one another likely token, the rest the bigram's greedy chain,
+    each row one-hot at its draft; above 0, drafts sampled from the bigram's rows at the temperature (torch generator
+    ``seed``). The pick is the reference's most likely new token, so at temperature 0 it is greedy decoding's."""
+    module, _, bigram = _tiny_lm()
+    ids = module.encode(prompt)
+    drafts, rows_q = [], []
+    if temperature == 0:
+        agree = k if agree is None else min(agree, k)
+        greedy = _greedy(ids, k)
+        for i in range(k):
+            if i < agree:
+                t = greedy[i]
+            elif i == agree:
+                t = _other_than(greedy[i], ids + drafts)
+            else:
+                t = _int(bigram.logits((ids + drafts)[-1]).argmax())
+            drafts.append(t)
+            rows_q.append([1.0 if j == t else 0.0 for j in range(PAIR_VOCAB)])
+    else:
+        generator = torch.Generator().manual_seed(seed)
+        last = ids[-1]
+        for _ in range(k):
+            row = module.rows(bigram.logits(last)[None], temperature)[0]
+            last = _int(torch.multinomial(row, 1, generator=generator))
+            drafts.append(last)
+            rows_q.append([_float(x) for x in row])
+    state = PairState(ids, drafts, rows_q, temperature, r, 0, label or "")
+    p = module.rows(_pair_logits(state, drafts)[0], temperature)
+    q = torch.tensor(rows_q, dtype=torch.float32).reshape(k, PAIR_VOCAB)
+    for _ in range(50):  # no coin within 1e-3 of a p / q it decides: the rows' last bits must not decide a check
+        near = [_float(p[i, t]) / _float(q[i, t]) for i, t in enumerate(drafts)
+                if _float(q[i, t]) > 0 and _float(p[i, t]) < _float(q[i, t])]
+        if all(abs(state.r - x) > 1e-3 for x in near):
+            break
+        state.r = (state.r + 0.0137) % 1.0
+    n, weights = step_model(p, q, drafts, state.r)
+    state.pick = _int(weights.argmax())
+    if label is None:
+        state.label = "empty" if k == 0 else "all" if n == k else "first" if n == 0 else "last" if n == k - 1 else "middle"
+    if want is not None and state.label != want and seed < 400:  # the next seed's drafts, until the step does this
+        return make_state(prompt, k, temperature, agree, r, seed + 1, label, want)
+    return state
+
+
+_PAIR_CASES = {}
+
+
+def pair_case(name):
+    """The named case of notebook 03's checks (built once per process)."""
+    if name not in _PAIR_CASES:
+        _PAIR_CASES[name] = PairCase(*_PAIR_RECIPES[name]())
+    return _PAIR_CASES[name]
+
+
+_PAIR_RECIPES = {
+    # the visible test: greedy states where every draft, all but the last, and none agree; one sampled state
+    "visible": lambda: ([make_state("def __init__(self, ", 4), make_state("def __init__(self, ", 4, agree=3),
+                         make_state("    return ", 4, agree=0),
+                         make_state("import ", 4, 0.7, r=0.3, seed=3, want="middle")],),
+    "calls": lambda: ([make_state(p, 3, agree=a) for p, a in (("import ", 3), ("class ", 1), ("for key, value in ", 0))]
+                      + [make_state("    def ", 3, 1.0, r=0.4, seed=5)],),
+    "cache": lambda: ([make_state(p, 5, agree=a) for p, a in (("    return ", 4), ("        self.", 0),
+                                                              ("from ", 5), ("        if not ", 2))]
+                      + [make_state("class ", 5, 0.7, r=0.3, seed=11)],),
+    "greedy": lambda: ([make_state(p, 4, agree=a) for p, a in (("    return ", 4), ("        raise ", 3),
+                                                               ("def __init__(self, ", 0), ("import ", 2))],),
+    "no_drafts": lambda: ([make_state(p, 0) for p in ("class ", "    return ", "from ")]
+                          + [make_state("        self.", 0, 1.0, r=0.5, seed=2)],),
+    "sampling": lambda: ([make_state(p, 4, t, r=r, seed=s, want=w) for p, t, r, s, w in (
+        ("def __init__(self, ", 0.7, 0.35, 1, "first"), ("    return ", 1.0, 0.25, 2, "middle"),
+        ("import ", 1.3, 0.2, 3, "last"), ("for key, value in ", 0.7, 0.1, 4, "all"),
+        ("        if not ", 1.0, 0.05, 5, "all"), ("class ", 1.3, 0.5, 6, "middle"))],),
+    "distribution": lambda: ([make_state("    return ", 3, 0.7, seed=7)], 300, 2407),
+}
+
+
+# ---- the kernel's side: one step of the student's function on each state
+
+class _Recorded:
+    """The target as verify_drafts sees it: every call recorded, then passed on."""
+
+    __slots__ = ("_model", "_cache", "_calls")
+
+    def __init__(self, model, cache):
+        object.__setattr__(self, "_model", model)
+        object.__setattr__(self, "_cache", cache)
+        object.__setattr__(self, "_calls", [])
+
+    def _record(self, kind, ids, cache):
+        try:
+            listed = [_int(i) for i in (ids.reshape(-1).tolist() if _is_tensor(ids) else ids)][:16]
+        except (TypeError, ValueError, AttributeError, RuntimeError):
+            listed = [-1]
+        before = cache.length if kind == CALL_CACHED and _type(cache) is _type(self._cache) else -1
+        entry = [kind, 1 if cache is self._cache else 0, before, -1, listed]
+        if _count(self._calls) < MAX_PAIR_CALLS:
+            self._calls.append(entry)
+        return entry
+
+    def forward_cached(self, ids, cache):
+        entry = self._record(CALL_CACHED, ids, cache)
+        out = self._model.forward_cached(ids, cache)
+        entry[3] = cache.length if entry[2] >= 0 else -1
+        return out
+
+    def forward(self, ids, *args, **kwargs):
+        self._record(CALL_UNCACHED, ids, self._cache)
+        return self._model(ids, *args, **kwargs)
+
+    __call__ = forward
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+def _where(exc):
+    """Where in the step the exception was raised: the innermost frame that tells (a word of PAIR_WHERE)."""
+    tb, last = exc.__traceback__, "other"
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        file = code.co_filename.replace("\\", "/").rsplit("/", 1)[-1]
+        if code.co_name == "verify_drafts":
+            last = "verify_drafts"
+        elif file in ("spec_pair.py", "tiny_lm.py") and code.co_name in PAIR_WHERE:
+            last = code.co_name
+        elif "/torch/" in code.co_filename.replace("\\", "/") and last in ("verify_drafts", "other"):
+            last = "torch"
+        tb = tb.tb_next
+    return last
+
+
+def _one_step(function, state):
+    """Run ``function`` on one state; the plain record of what it did."""
+    module, target, _ = _tiny_lm()
+    cache = module.KVCache()
+    if state.start:
+        target.forward_cached(state.ids[:-1], cache)
+    recorded = _Recorded(target, cache)
+    q = torch.tensor(state.q, dtype=torch.float32).reshape(state.k, PAIR_VOCAB)
+    script = Script([state.r] * 64, [state.pick] * 64)
+    fakes = (script.rand, script.multinomial, script.method())
+    out = {"tokens": None, "plain": True, "error": None, "calls": recorded._calls, "length": -1, "probe": None}
+    result = None
+    torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
+    try:
+        with seeded(CALL_SEED):
+            result = function(recorded, cache, state.ids[-1], _list(state.drafts), q, state.temperature)
+    except TimeBudgetExceeded:
+        raise
+    except BaseException as exc:  # the student's error is what we report
+        out["error"] = [_type(exc).__name__[:60], _where(exc)]
+    finally:
+        torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    out["events"] = [["multinomial", e[1], e[2][:MAX_PAIR_VALUES]] for e in script.events
+                     if e[0] == "multinomial"][:MAX_PAIR_MULTINOMIALS]
+    out["rand"] = sum(1 for e in script.events if e[0] == "rand")
+    tokens = _read_tokens(result, state.k + 5)
+    out["plain"] = _as_tokens(result) is not None
+    try:
+        length = cache.length
+        out["length"] = length if _type(length) is _int else -1
+    except Exception:  # the student's code broke the cache's lists
+        out["length"] = -1
+    if tokens is not None:
+        out["tokens"] = [t if 0 <= t < PAIR_VOCAB else -1 for t in tokens]
+    ok = tokens and all(0 <= t < PAIR_VOCAB for t in tokens) and 0 < out["length"] < target.context
+    if ok and out["error"] is None:
+        try:  # the probe: the next call's row, on the cache the step left
+            out["probe"] = [round(_float(x), 4) for x in target.forward_cached(tokens[-1:], cache)[0]]
+        except Exception:
+            out["probe"] = None
+    return out
+
+
+def pair_steps(function, case):
+    """One speculative step of ``function`` (verify_drafts) on each of the case's states; a PairRun."""
     run = PairRun()
-    target, bigram = spec_pair.load_pair()
-    steps = []
-
-    def step(counted, cache, last, proposal, q, temperature):
-        before = cache.length
-        tokens = function(counted, cache, last, proposal, q, temperature)
-        listed = _as_tokens(tokens)
-        steps.append([before, cache.length, _count(listed) if listed is not None else -1])
-        if not listed:
-            raise TypeError(TEXT["pair"]["empty"])
-        return listed
-
     try:
         with time_budget(PAIR_BUDGET_SECONDS, "verify_drafts"):
-            generation = spec_pair.speculative_generate(target, bigram, case.prompt, case.steps, case.k, 0, step)
-        run.tokens, run.calls = generation.tokens, generation.calls
+            for state in case.states:
+                run.steps.append(_one_step(function, state))
+    except TimeBudgetExceeded:
+        run.steps.append({"tokens": None, "plain": True, "error": ["TimeBudgetExceeded", "verify_drafts"],
+                          "calls": [], "length": -1, "probe": None, "events": [], "rand": 0})
+    run.steps = [PairStep(s) for s in run.steps]
+    return run
+
+
+def pair_samples(function, case):
+    """The first state's step ``case.samples`` times with real randomness; the first token of each (-1: none)."""
+    module, target, bigram = _tiny_lm()
+    state = case.states[0]
+    firsts, error = [], None
+    try:
+        with time_budget(PAIR_BUDGET_SECONDS, "verify_drafts"), seeded(case.seed):
+            cache = module.KVCache()
+            for _ in range(case.samples):
+                if cache.length != state.start:
+                    cache = module.KVCache()
+                    if state.start:
+                        target.forward_cached(state.ids[:-1], cache)
+                last, drafts, rows_q = state.ids[-1], [], []
+                for _ in range(state.k):
+                    row = module.rows(bigram.logits(last)[None], state.temperature)[0]
+                    last = _int(_real_multinomial(row, 1))
+                    drafts.append(last)
+                    rows_q.append(row)
+                q = torch.stack(rows_q) if rows_q else torch.zeros(0, PAIR_VOCAB)
+                result = function(_Recorded(target, cache), cache, state.ids[-1], drafts, q, state.temperature)
+                tokens = _read_tokens(result, state.k + 5)
+                firsts.append(tokens[0] if tokens and 0 <= tokens[0] < PAIR_VOCAB else -1)
+                try:
+                    cache.crop(state.start)
+                except Exception:
+                    cache = module.KVCache()
     except BaseException as exc:  # the student's error is what we report
-        run.error, run.ename = f"{_type(exc).__name__}: {exc}", _type(exc).__name__
-    run.steps = steps[:MAX_PAIR_STEPS]
-    return run
-
-
-def _pair_from_wire(data, case):
-    if not (type(data) is dict and set(data) == {"tokens", "calls", "steps", "error"}):
-        raise ValueError("a malformed run_pair reply")
-    tokens, calls, steps, error = data["tokens"], data["calls"], data["steps"], data["error"]
-    if not (tokens is None or (type(tokens) is list and len(tokens) <= case.steps
-                               and all(type(t) is int and 0 <= t < 128 for t in tokens))):
-        raise ValueError("a malformed run_pair reply (tokens)")
-    if not (type(calls) is list and len(calls) <= MAX_PAIR_STEPS * 2 and all(type(n) is int and -1 <= n < 10_000
-                                                                            for n in calls)):
-        raise ValueError("a malformed run_pair reply (calls)")
-    if not (type(steps) is list and len(steps) <= MAX_PAIR_STEPS and all(
-            type(s) is list and len(s) == 3 and all(type(n) is int and -1 <= n < 10_000 for n in s) for s in steps)):
-        raise ValueError("a malformed run_pair reply (steps)")
-    if not (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
-                              and error[0].isidentifier() and len(error[0]) <= 60 and type(error[1]) is str)):
-        raise ValueError("a malformed run_pair reply (error)")
+        error = _type(exc).__name__[:60]
     run = PairRun()
-    run.tokens, run.calls, run.steps = tokens, calls, steps
-    run.ename = error[0] if error else None
-    run.error = f"{error[0]}: {error[1][:500]}" if error else None
+    run.firsts, run.ename = firsts, error
     return run
 
 
-def plain_greedy(case):
-    """The target's own greedy continuation of the case's prompt (computed here, by the grader)."""
-    module, target = _tiny_lm()
-    return module.plain_generate(target, case.prompt, case.steps, 0).tokens
+# ---- what came back
+
+class PairStep:
+    """What verify_drafts did on one state."""
+
+    def __init__(self, data):
+        self.tokens, self.plain, self.error = data["tokens"], data["plain"], data["error"]
+        self.calls, self.length, self.probe = data["calls"], data["length"], data["probe"]
+        self.events, self.rand = data["events"], data["rand"]
+
+    @property
+    def ename(self):
+        return self.error[0] if self.error else None
+
+    @property
+    def multinomials(self):
+        return [(e[1], e[2]) for e in self.events]
+
+    def weights(self):
+        """The last torch.multinomial call's row, normalised (a [n, V] call: its first row), or None."""
+        if not self.events:
+            return None
+        values = self.events[-1][2]
+        if _count(values) < PAIR_VOCAB:
+            return None
+        return _normalise(torch.tensor(values[:PAIR_VOCAB], dtype=torch.float64))
 
 
-def error_problem(run):
-    """The student's error, in words of the grader's only when it is a hidden check (hide() keeps the type)."""
-    if run.ename == "NotImplementedError":
-        return TEXT["pair"]["not_written"]
-    if run.error is not None:
-        return TEXT["pair"]["raised"].format(error=run.error)
+class PairRun:
+    """What the student's verify_drafts did on each state (``steps``), or the first tokens of repeated steps."""
+
+    ename = None
+    hidden = False
+
+    def __init__(self):
+        self.steps, self.firsts = [], []
+
+    @property
+    def error(self):
+        return next((s.error for s in self.steps if s.error), None)
+
+
+def _valid_pair_step(d):
+    if not (type(d) is dict and set(d) == {"tokens", "plain", "error", "calls", "length", "probe", "events", "rand"}):
+        return False
+    small = lambda n, low=-1, high=10_000: type(n) is int and low <= n < high  # noqa: E731
+    tokens, error, calls, probe, events = d["tokens"], d["error"], d["calls"], d["probe"], d["events"]
+    return ((tokens is None or (type(tokens) is list and len(tokens) <= 64 and all(small(t, -1, PAIR_VOCAB)
+                                                                                 for t in tokens)))
+            and type(d["plain"]) is bool and small(d["length"]) and small(d["rand"], 0, 100_000)
+            and (error is None or (type(error) is list and len(error) == 2 and type(error[0]) is str
+                                   and error[0].isidentifier() and len(error[0]) <= 60 and error[1] in PAIR_WHERE))
+            and type(calls) is list and len(calls) <= MAX_PAIR_CALLS
+            and all(type(c) is list and len(c) == 5 and c[0] in (CALL_CACHED, CALL_UNCACHED) and c[1] in (0, 1)
+                    and small(c[2]) and small(c[3]) and type(c[4]) is list and len(c[4]) <= 16
+                    and all(small(t, -1, PAIR_VOCAB) for t in c[4]) for c in calls)
+            and (probe is None or (type(probe) is list and len(probe) == PAIR_VOCAB
+                                   and all(_is_number(x) for x in probe)))
+            and type(events) is list and len(events) <= MAX_PAIR_MULTINOMIALS
+            and all(type(e) is list and len(e) == 3 and e[0] == "multinomial" and small(e[1], NO_SAMPLES)
+                    and type(e[2]) is list and len(e[2]) <= MAX_PAIR_VALUES and all(_is_number(x) for x in e[2])
+                    for e in events))
+
+
+def _pair_from_wire(helper, data, case):
+    run = PairRun()
+    if helper == "pair_samples":
+        if not (type(data) is dict and set(data) == {"firsts", "error"} and type(data["firsts"]) is list
+                and len(data["firsts"]) <= case.samples
+                and all(type(t) is int and -1 <= t < PAIR_VOCAB for t in data["firsts"])
+                and (data["error"] is None or (type(data["error"]) is str and data["error"].isidentifier()
+                                               and len(data["error"]) <= 60))):
+            raise ValueError("a malformed pair_samples reply")
+        run.firsts, run.ename = data["firsts"], data["error"]
+        return run
+    if not (type(data) is list and len(data) <= _count(case.states) + 1 and all(_valid_pair_step(d) for d in data)):
+        raise ValueError("a malformed pair_steps reply")
+    run.steps = [PairStep(d) for d in data]
+    return run
+
+
+# ---- the checks' sentences: what happened on which state
+
+def _state_said(i, state):
+    words = TEXT["pair"]
+    return words["state"].format(n=i + 1, k=state.k, temperature=f"{state.temperature:g}",
+                                 what=words["labels"].get(state.label, state.label))
+
+
+def _pairs(run, case):
+    return _list(zip(range(_count(case.states)), case.states, run.steps))
+
+
+def pair_error_problem(run, case):
+    """The first state on which verify_drafts raised, said with its type and where (never its message)."""
+    for i, state, step in _pairs(run, case):
+        if step.error:
+            if step.error[0] == "NotImplementedError":
+                return TEXT["pair"]["not_written"]
+            if step.error[0] == "TimeBudgetExceeded":
+                return TEXT["problem"]["too_long"].format(function="verify_drafts", seconds=PAIR_BUDGET_SECONDS)
+            return TEXT["pair"]["raised"].format(error=step.error[0], where=step.error[1], state=_state_said(i, state))
+    if _count(run.steps) < _count(case.states):
+        return TEXT["pair"]["stopped"].format(n=_count(run.steps) + 1)
     return None
 
 
 def calls_problem(run, case):
-    """None when every step made one target call, on the cache, over K + 1 positions."""
-    if error_problem(run):
-        return error_problem(run)
-    if any(n == -1 for n in run.calls):
-        return TEXT["pair"]["no_cache"]
-    if _count(run.calls) != _count(run.steps):
-        return TEXT["pair"]["calls"].format(calls=_count(run.calls), steps=_count(run.steps))
-    wrong = [n for n in run.calls if n != case.k + 1]
-    if wrong:
-        return TEXT["pair"]["positions"].format(n=wrong[0], k=case.k, k1=case.k + 1)
+    """None when every step made one target call, forward_cached on the cache it was given, over [last_token] +
+    draft_tokens."""
+    problem = pair_error_problem(run, case)
+    if problem:
+        return problem
+    words = TEXT["pair"]
+    for i, state, step in _pairs(run, case):
+        said = _state_said(i, state)
+        if any(c[0] == CALL_UNCACHED for c in step.calls):
+            return words["no_cache"].format(state=said)
+        if any(c[1] == 0 for c in step.calls):
+            return words["other_cache"].format(state=said)
+        if _count(step.calls) != 1:
+            return words["calls"].format(calls=_count(step.calls), state=said)
+        want = [state.ids[-1]] + state.drafts
+        if step.calls[0][4] != want:
+            return words["positions"].format(n=_count(step.calls[0][4]), k=state.k, k1=state.k + 1, state=said,
+                                              what=words["without_last"] if step.calls[0][4] == state.drafts
+                                              else words["other_ids"])
     return None
 
 
-def cache_problem(run):
-    """None when after every step the cache grew by exactly the number of tokens the step returned."""
-    if error_problem(run):
-        return error_problem(run)
-    for before, after, returned in run.steps:
-        if after != before + returned:
-            return TEXT["pair"]["cache"].format(returned=returned, new=after - before)
+def cache_problem(run, case):
+    """None when after every step the cache holds the text's positions and no others: last_token and the drafts the
+    step kept (its tokens but the last), checked by its length and by a probe of its contents."""
+    problem = pair_error_problem(run, case)
+    if problem:
+        return problem
+    words = TEXT["pair"]
+    for i, state, step in _pairs(run, case):
+        said = _state_said(i, state)
+        if not step.tokens or any(t < 0 for t in step.tokens):
+            return words["no_tokens"].format(state=said)
+        kept = _count(step.tokens)
+        if step.length != state.start + kept:
+            if 0 <= step.length < state.start:
+                return words["shrunk"].format(length=step.length, start=state.start, state=said)
+            return words["cache"].format(state=said, returned=kept, new=step.length - state.start)
+        if step.probe is None:
+            return words["no_probe"].format(state=said)
+        want = probe(state, step.tokens)
+        if max(abs(_float(a) - _float(b)) for a, b in zip(step.probe, want)) > PROBE_TOLERANCE:
+            return words["contents"].format(state=said, returned=kept)
     return None
 
 
-def greedy_problem(run, case):
-    """None when greedy speculation gave the target's own greedy text, token for token."""
-    if error_problem(run):
-        return error_problem(run)
-    want = plain_greedy(case)
-    if run.tokens != want:
-        got = run.tokens or []
-        at = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(_count(got), _count(want)))
-        return TEXT["pair"]["greedy"].format(at=at, steps=case.steps)
+def tokens_problem(run, case):
+    """None when every step returned the reference step's tokens on its state (the same coin and picks)."""
+    problem = pair_error_problem(run, case)
+    if problem:
+        return problem
+    words = TEXT["pair"]
+    for (i, state, step), want in zip(_pairs(run, case), case.expected()):
+        if step.tokens != want["tokens"]:
+            got = step.tokens or []
+            if run.hidden:
+                return words["tokens_hidden"].format(state=_state_said(i, state), n=_count(got),
+                                                     m=_count(want["tokens"]), accepted=want["accepted"])
+            return words["tokens"].format(state=_state_said(i, state), got=got, want=want["tokens"],
+                                          accepted=want["accepted"])
+    return None
+
+
+def weights_problem(run, case):
+    """None when, on every state, the step's new token was drawn with one torch.multinomial call from the reference's
+    row (normalised, within WEIGHTS_TOLERANCE)."""
+    problem = pair_error_problem(run, case)
+    if problem:
+        return problem
+    words = TEXT["pair"]
+    for (i, state, step), want in zip(_pairs(run, case), case.expected()):
+        said = _state_said(i, state)
+        if not step.events:
+            return words["no_multinomial"].format(state=said)
+        got = step.weights()
+        if got is None:
+            return words["weights_shape"].format(state=said)
+        gap = _float((got - want["weights"]).abs().max())
+        if gap > WEIGHTS_TOLERANCE:
+            where = words["bonus_row"] if want["accepted"] == state.k else words["residual_row"].format(
+                i=want["accepted"])
+            return words["weights"].format(state=said, gap=f"{gap:.3f}", where=where)
     return None
 
 
 def pair_problem(run, case):
-    """The first of calls_problem, cache_problem and greedy_problem, or None."""
-    return calls_problem(run, case) or cache_problem(run) or greedy_problem(run, case)
+    """The first of calls_problem, cache_problem, tokens_problem and weights_problem, or None."""
+    return calls_problem(run, case) or cache_problem(run, case) or tokens_problem(run, case) or weights_problem(
+        run, case)
 
+
+def samples_problem(run, case, alpha=1e-4):
+    """None unless the first tokens of the repeated steps are too unlikely under the target's row at this state
+    (a chi-square test, p-value below ``alpha``, with the expected counts pooled to at least 5)."""
+    if run.ename is not None:
+        if run.ename == "TimeBudgetExceeded":
+            return TEXT["problem"]["too_long"].format(function="verify_drafts", seconds=PAIR_BUDGET_SECONDS)
+        return TEXT["pair"]["samples_raised"].format(error=run.ename, n=_count(run.firsts) + 1)
+    module, _, _ = _tiny_lm()
+    state = case.states[0]
+    p = module.rows(_pair_logits(state)[0], state.temperature)[0].double()
+    if _count(run.firsts) < case.samples or any(t < 0 for t in run.firsts):
+        return TEXT["pair"]["samples_missing"].format(n=case.samples)
+    counts = [0] * PAIR_VOCAB
+    for t in run.firsts:
+        counts[t] += 1
+    probs = [_float(x) for x in p]
+    big = [t for t in range(PAIR_VOCAB) if probs[t] * case.samples >= 5]  # the rest pooled into one cell
+    rest = [t for t in range(PAIR_VOCAB) if t not in big]
+    pooled_counts = [counts[t] for t in big] + [sum(counts[t] for t in rest)]
+    pooled_probs = [probs[t] for t in big] + [sum(probs[t] for t in rest)]
+    value = chi_square(pooled_counts, pooled_probs)[1]
+    if value < alpha:
+        tv = tv_distance(counts, probs)
+        return TEXT["pair"]["samples"].format(n=case.samples, temperature=f"{state.temperature:g}", tv=f"{tv:.3f}",
+                                              p=f"{value:.1e}")
+    return None
+
+
+# ---- the wire
 
 _base_case_from_wire, _base_to_wire, _base_from_wire, _base_hide = case_from_wire, to_wire, from_wire, hide
 
 
 def case_from_wire(wire):  # noqa: F811 (extends the one above)
     if _type(wire) is dict:
-        return PairCase(*wire["pair"])
+        states, samples, seed = wire["pair"]
+        return PairCase([PairState(*s) for s in states], samples, seed)
     return _base_case_from_wire(wire)
 
 
 def to_wire(helper, result):  # noqa: F811
-    if helper == "run_pair":
-        return {"tokens": result.tokens, "calls": [_int(n) for n in result.calls[:MAX_PAIR_STEPS * 2]],
-                "steps": [[_int(n) for n in s] for s in result.steps],
-                "error": [result.ename, str(result.error)[:500]] if result.error else None}
+    if helper == "pair_steps":
+        return [{"tokens": s.tokens, "plain": s.plain, "error": s.error, "calls": s.calls, "length": s.length,
+                 "probe": s.probe, "events": s.events, "rand": s.rand} for s in result.steps]
+    if helper == "pair_samples":
+        return {"firsts": result.firsts, "error": result.ename}
     return _base_to_wire(helper, result)
 
 
 def from_wire(helper, data, case, args=(), kwargs=None, function=None):  # noqa: F811
-    if helper == "run_pair":
-        return _pair_from_wire(data, case)
+    if helper in ("pair_steps", "pair_samples"):
+        return _pair_from_wire(helper, data, case)
     return _base_from_wire(helper, data, case, args, kwargs, function)
 
 
+_EXCEPTIONS = frozenset(n for n, o in vars(builtins).items() if _type(o) is _type and issubclass(o, BaseException))
+
+
 def hide(helper, result, case, shown, args=(), kwargs=None):  # noqa: F811
-    if helper == "run_pair":
-        result.error = result.ename
+    if helper in ("pair_steps", "pair_samples"):
+        # a class name is the student's own words: a builtin's name, else "Exception"
+        known = lambda name: name if name in _EXCEPTIONS or name == "TimeBudgetExceeded" else "Exception"  # noqa
+        for step in result.steps:
+            if step.error:
+                step.error = [known(step.error[0]), step.error[1]]
+        if result.ename:
+            result.ename = known(result.ename)
+        result.hidden = True
         return result
     return _base_hide(helper, result, case, shown, args, kwargs)
 
 
-TRACED_HELPERS = TRACED_HELPERS + ("run_pair",)
+TRACED_HELPERS = TRACED_HELPERS + ("pair_steps",)
 _base_trace = trace
 
 
 def trace(helper, run):  # noqa: F811
-    if helper == "run_pair":
-        return {"function": "verify_drafts", "tokens": run.tokens, "calls": list(run.calls),
-                "steps": [list(s) for s in run.steps], "error": run.ename}
+    if helper == "pair_steps":
+        return {"function": "verify_drafts", "steps": [
+            {"tokens": s.tokens, "error": s.error, "calls": s.calls, "length": s.length, "probe": s.probe,
+             "events": s.events, "rand": s.rand} for s in run.steps]}
     return _base_trace(helper, run)

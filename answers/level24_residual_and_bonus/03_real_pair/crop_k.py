@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_cache_rolled_back hidden_greedy_equal
+# expect: lose test_visible hidden_cache_rolled_back hidden_no_drafts
 # why: always keeps K positions (start + len(draft_tokens)), whatever the step accepted.
 # diagnosis: pair_crop_fixed
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):

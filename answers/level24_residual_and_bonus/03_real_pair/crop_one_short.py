@@ -1,6 +1,6 @@
-# expect: lose test_visible hidden_cache_rolled_back hidden_greedy_equal hidden_no_drafts
-# why: crops to start + len(tokens) - 1, dropping the last accepted position (or last_token itself); here every step keeps one token, so the cache never grows.
-# diagnosis: pair_cache_not_grown
+# expect: lose test_visible hidden_cache_rolled_back hidden_no_drafts
+# why: crops to start + len(tokens) - 1, dropping the last accepted position (or last_token itself, when the step kept no draft).
+# diagnosis: pair_crop_short
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
     start = cache.length
     logits = target.forward_cached([last_token] + list(draft_tokens), cache)

@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_one_call_per_step hidden_greedy_equal
+# expect: lose test_visible hidden_one_call_per_step hidden_cache_rolled_back hidden_no_drafts
 # why: rolls the cache back to start, then feeds it the returned tokens with a second call: the new token enters the cache a step early.
 # diagnosis: pair_call_per_position
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):

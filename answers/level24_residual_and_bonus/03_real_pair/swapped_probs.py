@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_greedy_equal
+# expect: lose test_visible hidden_greedy_equal hidden_sampling_steps hidden_sampling_distribution
 # why: hands speculative_step the target's rows as draft_probs and the draft's as target_probs.
 # diagnosis: pair_tokens_not_greedy
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):

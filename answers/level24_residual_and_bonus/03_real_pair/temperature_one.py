@@ -1,6 +1,6 @@
-# expect: lose test_visible hidden_greedy_equal hidden_no_drafts
+# expect: lose test_visible hidden_greedy_equal hidden_no_drafts hidden_sampling_steps hidden_sampling_distribution
 # why: turns the logits into rows with a plain softmax, ignoring temperature: at T = 0 it samples instead of taking the argmax.
-# diagnosis: pair_tokens_not_greedy
+# diagnosis: pair_temperature_missing
 def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):
     start = cache.length
     logits = target.forward_cached([last_token] + list(draft_tokens), cache)
