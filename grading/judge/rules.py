@@ -142,7 +142,7 @@ SENTENCES = {  # rule id: (en, zh)
     "coin_every_position": (
         "you flip a coin also where p >= q (torch.rand at every position); flip one only where p < q, as the given "
         "loop does",
-        "你在 p >= q 的位置也掷了硬币（每个位置都调用 torch.rand）；像给定的循环那样，只在 p < q 的位置掷一次"),
+        "你在 p >= q 的位置也掷了硬币（每个位置都调用 torch.rand）；应像写好的循环那样，只在 p < q 的位置掷一次"),
     "ratio_q_over_p": (
         "your coin compares r with q / p; accept when r < p / q, the target's probability over the draft's",
         "你掷硬币时拿 r 和 q / p 比较；应当在 r < p / q 时接受，p / q 是目标概率除以草稿概率"),
@@ -159,7 +159,7 @@ SENTENCES = {  # rule id: (en, zh)
         "你把 max(0, p - q) 直接交给 torch.multinomial，没有归一化：先除以它的和"),
     "residual_q_minus_p": (
         "your correction comes from max(0, q - p); the residual is max(0, p - q), the target minus the draft",
-        "你的修正 token 来自 max(0, q - p)；残差是 max(0, p - q)，目标减去草稿"),
+        "你的修正 token 来自 max(0, q - p)；残差是 max(0, p - q)，即目标概率减去草稿概率"),
     "residual_row_zero": (
         "your residual comes from row 0 whatever position was rejected: take max(0, p - q) of row i, the rejected "
         "position",
@@ -234,13 +234,13 @@ SENTENCES = {  # rule id: (en, zh)
         "max(0, p - q) 为 0 的 token 也分到了概率：应把 max(0, p - q) 除以它的和"),
     "residual_whole_matrix": (
         "your residual adds up max(0, p - q) over all the rows; it belongs to the rejected row i alone",
-        "你的残差把所有行的 max(0, p - q) 加在一起；它只属于被拒绝的第 i 行"),
+        "你的残差把所有行的 max(0, p - q) 加在了一起；残差只取被拒绝的那一行，即第 i 行"),
     "correction_argmax": (
         "you take the residual's most likely token (argmax) instead of sampling it with torch.multinomial",
         "你取了残差中概率最大的 token（argmax），而不是用 torch.multinomial 采样"),
     "no_correction": (
         "no correction token: after a rejection you stop without sampling from the residual",
-        "没有修正 token：拒绝之后你直接停止，没有从残差中采样"),
+        "没有修正 token：拒绝之后你直接停止了，没有从残差中采样"),
     "correction_not_multinomial": (
         "after a rejection you add a token without calling torch.multinomial (random.choices, numpy, ...): sample "
         "the correction with torch.multinomial(residual, 1)",
@@ -251,26 +251,26 @@ SENTENCES = {  # rule id: (en, zh)
     "two_corrections": (
         "you add two tokens after a rejection (two samples); a rejection adds exactly one token, "
         "torch.multinomial(residual, 1)",
-        "拒绝之后你加了两个 token（两次采样）；一次拒绝只加一个 token，torch.multinomial(residual, 1)"),
+        "拒绝之后你加了两个 token（采样了两次）；一次拒绝只加一个 token：torch.multinomial(residual, 1)"),
     "multinomial_before_coin": (
         "you call torch.multinomial before the coin has decided; sample the correction only after a rejection",
-        "你在硬币决定之前就调用了 torch.multinomial；只在拒绝之后采样修正 token"),
+        "硬币还没掷出结果，你就调用了 torch.multinomial；应只在拒绝之后采样修正 token"),
     "correction_every_coin": (
         "you call torch.multinomial after every coin, also when it accepts; draw only after a rejection",
-        "每次掷硬币之后你都调用 torch.multinomial，接受时也一样；只在拒绝之后采样"),
+        "每次掷硬币之后你都调用 torch.multinomial，接受时也一样；应只在拒绝之后采样"),
     "continue_after_correction": (
         "you go on verifying after the correction token (continue); the step ends with it: break or return",
-        "修正 token 之后你继续验证（continue）；这一步到修正 token 就结束了：break 或 return"),
+        "加上修正 token 之后你还在继续验证（continue）；这一步应在修正 token 处结束：用 break 或 return"),
     "inputs_changed": (
         "your function changes its inputs (draft_probs, target_probs or draft_tokens), for instance an in-place "
         "-=, clamp_ or /= on a row: compute in a new tensor",
-        "你的函数改动了输入（draft_probs、target_probs 或 draft_tokens），例如在某一行上原地做 -=、clamp_ 或 /=：在新的张量里计算"),
+        "你的函数改动了输入（draft_probs、target_probs 或 draft_tokens），例如在某一行上原地做 -=、clamp_ 或 /=：应在新的张量里计算"),
     "bonus_row_k_minus_1": (
         "your bonus comes from target_probs[K-1], the last drafted position; the next token's row is target_probs[K]",
         "你的额外 token 来自 target_probs[K-1]，即最后一个草稿位置；下一个 token 的分布是 target_probs[K]"),
     "bonus_from_draft": (
         "your bonus comes from the draft's row; it is a token of the target: sample it from target_probs[K]",
-        "你的额外 token 来自草稿模型的那一行；它是目标模型的 token：从 target_probs[K] 中采样"),
+        "你的额外 token 来自草稿模型的那一行，但它应当来自目标模型：从 target_probs[K] 中采样"),
     "bonus_argmax": (
         "you take target_probs[K]'s most likely token (argmax) as the bonus instead of sampling it with "
         "torch.multinomial",
@@ -282,22 +282,22 @@ SENTENCES = {  # rule id: (en, zh)
         "token（无论有没有草稿被接受，都要追加它）"),
     "no_bonus": (
         "no bonus token: when every draft is accepted, append one token sampled from target_probs[K]",
-        "没有额外 token：所有草稿都被接受时，从 target_probs[K] 中采样一个 token 并追加"),
+        "没有额外 token：所有草稿都被接受时，应从 target_probs[K] 中采样一个 token 并追加"),
     "bonus_replaces_last": (
         "your bonus replaces the last accepted token; it comes after all K accepted drafts, so the step returns "
         "K + 1 tokens",
-        "你的额外 token 替换了最后一个被接受的 token；它排在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token"),
+        "你的额外 token 顶替了最后一个被接受的 token；它应排在全部 K 个被接受的草稿之后，所以这一步返回 K + 1 个 token"),
     "bonus_before_coins": (
         "you draw the bonus before the coins (torch.multinomial first); draw it only after every draft was accepted",
-        "你在掷硬币之前就抽取了额外 token（先调用 torch.multinomial）；只在所有草稿都被接受之后抽取"),
+        "你在掷硬币之前就抽取了额外 token（先调用了 torch.multinomial）；应在所有草稿都被接受之后再抽取"),
     "bonus_after_reject": (
         "you add a bonus token after a rejection too; the correction is the step's only new token: return right "
         "after it",
-        "拒绝之后你也加了额外 token；修正 token 是这一步唯一的新 token：追加它之后立即 return"),
+        "拒绝之后你还加了额外 token；修正 token 应是这一步唯一的新 token：追加它之后立即 return"),
     "empty_draft_error": (
         "your function raises an error for an empty draft (K = 0), where the step is the bonus from target_probs[0] "
         "alone, with K = len(draft_tokens)",
-        "草稿为空（K = 0）时你的函数抛出错误，而这时这一步只有来自 target_probs[0] 的额外 token，K = len(draft_tokens)"),
+        "草稿为空时你的函数会报错，而这时 K = len(draft_tokens) = 0，这一步只返回从 target_probs[0] 中采样的额外 token"),
     "multinomial_refused": (
         "torch.multinomial refused the weights you gave it (a negative, nan or inf value, or all zero): the residual "
         "is max(0, p - q) (clamped at 0), divided by its sum",
@@ -312,7 +312,7 @@ SENTENCES = {  # rule id: (en, zh)
     "bonus_error": (
         "your function raises an error when every draft is accepted, where the bonus is sampled from "
         "target_probs[K], K = len(draft_tokens)",
-        "所有草稿都被接受时你的函数抛出错误，而这时应从 target_probs[K] 中采样额外 token，K = len(draft_tokens)"),
+        "所有草稿都被接受时你的函数会报错，而这时应从 target_probs[K] 中采样额外 token，其中 K = len(draft_tokens)"),
     "not_token_ids": (
         "your function returns a list holding something other than token ids (a float such as p, or a tensor such "
         "as draft_tokens[i] or torch.multinomial's [1]): append each token as a Python int, token_id itself or "

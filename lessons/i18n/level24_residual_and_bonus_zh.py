@@ -28,11 +28,11 @@ _spec.loader.exec_module(_LEVEL23)
 CELLS = {
     "01_correction_token": {
         "title": ("962f8c06", """
-# Level 24 · 投机解码 · Notebook 1：结果为什么精确，以及修正 token
+# Level 24 · 投机解码 · Notebook 1：输出为什么与目标分布完全一致，以及修正 token
 
-Level 23 写出的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，第一次拒绝就停止。只做到这一步，输出**并不**服从目标模型的分布。这个 notebook 先用具体的数字算出缺了哪一块，再由你把它补上：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
+Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，遇到第一次拒绝就停止。只做到这一步，输出**并不**服从目标模型的分布。这个 notebook 先用具体的数字算出还缺哪一块，再由你把它补上：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
 
-同一个算法有两个名字。Leviathan 等（2023）把整个方法叫作*投机解码*（speculative decoding），把其中“接受或修正”的那条规则叫作*投机采样*（speculative sampling）（见其第 2.3 节）；Chen 等（2023）则把整个方法都叫作“投机采样”。中文版的两关一律用“投机解码”指整个方法。Level 23 也提到过，Chen 等（2023）的字母用法与本课程相反：他们的 `p` 是草稿模型，`q` 是目标模型，所以照他们的论文写出的代码（`max_fn(q - p)`）算的，正是本课程写作 `max(0, p - q)` 的那个量。
+同一个算法有两个名字。Leviathan 等（2023）把整个方法叫作*投机解码*（speculative decoding），而把其中“接受或修正”这条规则叫作*投机采样*（speculative sampling），见论文第 2.3 节；Chen 等（2023）则把整个方法都叫作“投机采样”。中文版的两关一律用“投机解码”指整个方法。Level 23 也提到过，Chen 等（2023）的字母用法与本课程相反：他们的 `p` 是草稿模型，`q` 是目标模型，所以照着他们的论文写的代码里的 `max_fn(q - p)`，算的正是本课程写作 `max(0, p - q)` 的那个量。
 
 **本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
 """),
@@ -42,12 +42,12 @@ Level 23 写出的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接�
         "idea": ("f2e582e8", """
 ## 今天的核心
 
-**草稿模型提出 token `x` 之后，`x` 以概率 `min(1, p(x)/q(x))` 被留下，所以“提出 `x` 并且留下它”的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。拒绝恰好补上缺的那一部分 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
+**草稿模型提出 token `x` 之后，`x` 以概率 `min(1, p(x)/q(x))` 被留下，所以“提出 `x` 并且留下它”的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。被拒绝时采样的修正 token 恰好补上所缺的 `max(0, p - q)`，于是每个 token 最终的概率都是 `p(x)`。**
 """),
         "why-exact": ("a1ec70bb", r"""
-## 用数字看它为什么精确
+## 用数字看它为什么分毫不差
 
-取一个草稿位置，词表只有 4 个 token。目标模型的这一行是 `p`，草稿模型的这一行是 `q`：
+只看一个草稿位置，词表只有 4 个 token。目标模型在这个位置上的一行是 `p`，草稿模型的一行是 `q`：
 
 | token x | 0 | 1 | 2 | 3 |
 |---|---|---|---|---|
@@ -56,7 +56,7 @@ Level 23 写出的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接�
 
 1. **接受**。草稿模型以概率 `q(x)` 提出 `x`，Level 23 以概率 `min(1, p(x)/q(x))` 留下它。所以 token `x` *作为被接受的草稿*输出的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。
 2. **拒绝**。对所有 token 求和，一个草稿被接受的概率是 `α = Σ min(p, q)`，所以拒绝的概率是 `1 - α`。由于 `p` 的和为 1，`1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`。
-3. **残差分布**。每个 token 还差的部分是 `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`。把它归一化成一个分布，`residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`，修正 token 就从它里面采样。于是
+3. **残差分布**。每个 token 还差的部分是 `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`。把它归一化成一个分布 `residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`，再从中采样修正 token。于是
 
 $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)) + \max(0, p(x) - q(x)) = p(x).$$
 
@@ -68,17 +68,17 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "multinomial": ("82cc5c9f", """
 ## 用 `torch.multinomial` 采样一个 token
 
-`torch.multinomial(weights, 1)` 按与 `weights` 成正比的概率抽取一个下标，返回形状为 `[1]` 的张量；`.item()` 把它转为 Python int。它也接受和不为 1 的权重，但本课程要求你传入**归一化后**的残差分布：推导里说的就是这个分布，测试也会在 1e-6 以内核对你传入的值。
+`torch.multinomial(weights, 1)` 按与 `weights` 成正比的概率抽取一个下标，返回形状为 `[1]` 的张量；`.item()` 把它转成 Python int。权重的和不为 1 它也接受，但本课程要求你传入**归一化后**的残差分布：推导里用的就是这个分布，测试也会核对你传入的值，允许的误差是 1e-6。
 """),
         "zero-residual": ("4259640d", """
 ## 残差全为零时
 
-如果每个 token 都有 `p == q`，`max(0, p - q)` 全为零，归一化就成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
+如果每个 token 都满足 `p == q`，`max(0, p - q)` 就全为零，归一化时成了 0 除以 0。`torch.multinomial` 不接受这样的权重：
 """),
         "never-zero": ("9f1329a1", """
-如果按精确的实数运算，你的代码永远走不到这一步。`torch.rand` 返回的 `r < 1`，而在 `p >= q` 的位置比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。让 `p >= q` 安全的是 `r < 1`，而不是 `r < p/q` 里的严格 `<`：换成 `<=` 也一样安全。所以拒绝要求草稿 token 满足 `p(x) < q(x)`。如果两行的和都恰好是 1，`p > q` 的那些 token 必须把差额补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，于是只要发生拒绝，残差分布的总量就一定大于零。
+按精确的实数运算，你的代码永远走不到这一步。`torch.rand` 返回的 `r` 总小于 1，而在 `p >= q` 的位置，比值 `p/q` 至少为 1，所以硬币一定接受（何况 Level 23 在那里根本不掷硬币）。保证这些位置不被拒绝的是 `r < 1`，而不是 `r < p/q` 里的严格小于号：换成 `<=` 也同样不会被拒绝。所以只有满足 `p(x) < q(x)` 的草稿 token 才可能被拒绝。如果两行的和都恰好是 1，这个差额必然由 `p > q` 的那些 token 补回来：`Σ max(0, p - q) = Σ max(0, q - p) >= q(x) - p(x) > 0`，所以只要发生了拒绝，残差的总和就一定大于零。
 
-在 float32 下这可能不成立，因为 softmax 的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（比 0.5 大一个 float32 步长）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它被拒绝（大约每 800 万次抽取一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你加保护。生产环境里的采样器是有保护的：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 截断在最小的正浮点数而不是 0，于是全为零的残差变成均匀分布；vLLM 的代码注释也承认这会带来一点偏差。
+在 float32 下就不一定了，因为 softmax 输出的一行只在舍入误差范围内和为 1。取 `p = [0.5, 0.5]`、`q = [0.5, 0.50000006]`（0.5 之后的下一个 float32 数）。token 1 的 `p/q = 0.99999988`，所以抽到 `r >= 0.99999988` 时它会被拒绝（大约每 800 万次抽取出现一次），而这时 `max(0, p - q)` 全为零：下面的单元格演示了这一点。这里的测试从不构造这样的行，所以题目不要求你为此加防护。生产环境中的采样器都有防护：vLLM 的拒绝采样器（`_get_recovered_probs`，v0.6.3）把 `p - q` 的下限设为最小的正浮点数而不是 0，于是全为零的残差会变成均匀分布；vLLM 的代码注释也承认这会带来一点偏差。
 """),
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
@@ -86,51 +86,51 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "problem": ("6815c5e4", """
 ## 题目：`verify_and_correct`
 
-循环就是你在 Level 23 写的 `verify_draft`，只是写得更紧凑：`p >= q` 时不抽随机数直接接受，否则掷一次硬币 `r < p / q`。你要写的是第一次拒绝时要做的事（**TODO**）：
+循环就是你在 Level 23 写的 `verify_draft`，只是写得更紧凑：`p >= q` 时不抽随机数、直接接受，否则掷一次硬币 `r < p / q`。你要补上的是第一次拒绝时该做的事（**TODO**）：
 
 1. **第 `i` 行**的残差：`max(0, target_probs[i] - draft_probs[i])`，例如用 `torch.clamp(..., min=0)`；
 2. 把它归一化（除以它的和）；
-3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，以 int 追加到列表，然后停止。
+3. 用 `torch.multinomial(residual, 1)` 抽取**一个** token，转成 int 追加到列表，然后停止。
 
-`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，而有一项隐藏检查专门查这个。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 会生成一个新张量，输入保持不变。
+`target_probs[i]` 是一个*视图*：调用者张量的一行，而不是副本。对它做原地操作（`target_probs[i] -= draft_probs[i]`、`.clamp_(min=0)`、`/=`）会改动调用者的张量，有一项隐藏检查专门查这一点。`torch.clamp(target_probs[i] - draft_probs[i], min=0)` 则会生成一个新张量，不动输入。
 
 每个草稿都被接受时，函数暂时只返回前缀；额外（bonus）token 留到 notebook 2 再加。
 
 如果测试报错：
-- 说修正 token *是从 p 中抽取的*或*是从 q 中抽取的*：应从残差分布中采样，而不是从某个模型的那一行；
+- 说修正 token *是从 p 中抽取的*或*是从 q 中抽取的*：应从残差分布中采样，而不是直接用某个模型的那一行；
 - *没有归一化*：把残差除以它的和；
-- *max(0, q - p)*：残差是目标减草稿，`max(0, p - q)`；
+- *max(0, q - p)*：残差是目标概率减去草稿概率，即 `max(0, p - q)`；
 - *用了第 j 行*：拒绝发生在位置 `i`，所以用第 `i` 行；
-- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，恰好一次。
+- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，而且只抽一次。
 """),
         "visible-test": ("538abcd4", """
 ## 可见测试
 
-用例：词表有 4 个 token，两个草稿 token。位置 0 提出 token 0，`p = 0.4 >= q = 0.3`（不抽随机数直接接受）；位置 1 提出 token 1，用的是上面表格里的两行（`p/q = 0.4`）。`torch.rand` 被替换成返回 `0.7` 的替身（于是拒绝），`torch.multinomial` 被替换成一个记录传入内容并返回 token `2` 的替身。期望：`[0, 2]`，并且在掷硬币之后对 `[0.75, 0, 0.25, 0]` 调用一次 multinomial。
+用例：词表有 4 个 token，草稿有两个 token。草稿模型在位置 0 提出 token 0，`p = 0.4 >= q = 0.3`（不抽随机数，直接接受）；在位置 1 提出 token 1，用的是上面表格里的两行（`p/q = 0.4`）。`torch.rand` 换成了一个总是返回 `0.7` 的替身（于是拒绝），`torch.multinomial` 换成了一个记下传入的权重、返回 token `2` 的替身。期望：`[0, 2]`，并且在掷硬币之后对 `[0.75, 0, 0.25, 0]` 调用一次 multinomial。
 """),
         "real-randomness": ("d31a931f", """
 ## 用真实的随机数检验
 
-用表格里那一个位置作为用例，把你的函数运行 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；在 notebook 2 里目标模型会多一行，即第 `K` 行，它是最后一个草稿之后那个 token 的分布（额外 token 就从这里来）。
+用表格里的那一个位置作为用例，把你的函数运行 5,000 次，草稿 token 固定为 token 1。`spec_checks.Case(draft_rows, target_rows, tokens)` 依次接收草稿模型的行（每个草稿 token 一行）、目标模型的行和草稿 token。这里两者都只有一行，因为 `verify_and_correct` 只读取第 `0..K-1` 行；到了 notebook 2，目标模型会多出一行，即第 `K` 行：最后一个草稿之后那个 token 的分布（额外 token 就从这一行采样）。
 
-已知草稿模型提出的*就是* token 1，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被提出*并且*被留下的概率。）所以 token 1 应有 40% 的次数被输出，其余 60% 应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：假如函数是正确的，计数离 `want` 至少这么远的概率。p 值接近 0 说明函数有错，大于约 0.01 就看不出异常。（它说的是计数，和目标概率 `p` 无关。）
+已知草稿模型提出的*就是* token 1，它被留下的概率是 `min(1, p/q) = 0.2/0.5 = 0.4`。（不是 `min(p, q) = 0.2`：那是它被提出*并且*被留下的概率。）所以 token 1 应当在 40% 的运行中被输出，其余 60% 的运行应服从残差分布 `[0.75, 0, 0.25, 0]`：合起来是 `[0.45, 0.4, 0.15, 0]`。各 token 的比例用总变差距离 `½ Σ |share(x) - want(x)|` 和 Pearson 卡方检验来比较。检验的 *p 值*是：假如函数是正确的，计数离 `want` 至少这么远的概率。p 值接近 0 说明函数有错，大于 0.01 左右就没有什么可疑之处。（它描述的是计数，和目标概率 `p` 无关。）
 """),
         "not-p": ("5300049f", """
-这不是 `p` 本身，因为这里草稿 token 是*给定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
+这个分布不是 `p` 本身，因为这里的草稿 token 是*固定的*。在真实的一步中，草稿 token 由草稿模型从 `q` 中采样，这时输出的 token 才精确地服从 `p`：notebook 2 会把这个实验做 100,000 次。
 """),
         "hidden-checks": ("55d1f411", """
 ## 隐藏检查
 
-最上面是诊断：批改时用一行文字指出你的函数犯了哪一种已知的错误（如果有的话）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+最上面是诊断：批改时用一句话指出你的函数犯的是哪一种已知错误（如果是我们见过的错误）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
 """),
     },
     "02_bonus_and_step": {
         "title": ("04032fbf", """
 # Level 24 · 投机解码 · Notebook 2：额外 token、完整的一步，以及能快多少
 
-目标模型调用一次，就为全部 `K` 个草稿位置各算出一行概率，**还多算一行**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀再加恰好一个新 token。
+目标模型调用一次，就为全部 `K` 个草稿位置各算出一行概率，**还多算一行**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。再加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀，外加恰好一个新 token。
 
-然后你来测量：运行 100,000 步，和目标模型的分布对比，再看它能快多少。
+然后由你来测量：运行 100,000 步，与目标模型的分布对比，再看它能快多少。
 
 **本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
 """),
@@ -140,70 +140,70 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "idea": ("942d8089", """
 ## 今天的核心
 
-**每一步总以一个来自目标模型的 token 结束：拒绝之后是修正 token，`K` 个全部接受之后是来自第 `K` 行的额外 token。不会两个都有，也不会一个都没有。**
+**每一步都以一个来自目标模型的 token 结束：有拒绝，就是修正 token；`K` 个草稿全部被接受，就是从第 `K` 行采样的额外 token。两者不会同时出现，也不会都不出现。**
 
 | 发生了什么 | 新 token | 采样自 |
 |---|---|---|
-| 在位置 `i` 被拒绝 | 修正 token | `max(0, target_probs[i] - draft_probs[i])`，归一化后 |
-| `K` 个全部接受 | 额外 token | `target_probs[K]` |
+| 在位置 `i` 被拒绝 | 修正 token | `max(0, target_probs[i] - draft_probs[i])`（归一化后） |
+| `K` 个全部被接受 | 额外 token | `target_probs[K]` |
 """),
         "whole-step": ("2ef60fab", """
 ## 完整的一步：`speculative_step`
 
-循环还是你在 Level 23 写的 `verify_draft`。两个 TODO 都要写：
+循环仍是你在 Level 23 写的 `verify_draft`。这次两个 TODO 都要写：
 
 - **TODO 1**（来自 notebook 1）：第一次拒绝时，追加一个从第 `i` 行归一化残差中采样的修正 token，然后 return；
-- **TODO 2**：循环结束之后（每个草稿都被接受），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外 token 并追加，其中 `K = len(draft_tokens)`。
+- **TODO 2**：循环结束之后（说明每个草稿都被接受了），用 `torch.multinomial` 从 `target_probs[K]` 中采样一个额外 token 并追加，其中 `K = len(draft_tokens)`。
 
 如果测试报错：
 - 说额外 token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外 token 用第 `K` 行；
-- 拒绝之后*被调用了 2 次*：修正 token 之后没有额外 token（追加修正 token 后立即 return）；
+- 拒绝之后*被调用了 2 次*：有了修正 token 就没有额外 token（追加修正 token 后立即 return）；
 - 全部接受时*从未被调用*：缺了额外 token。
 """),
         "visible-test": ("0b090419", """
 ## 可见测试
 
-还是 notebook 1 的用例，目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`：期望 `[0, 2]`。`r = 0.1` 时两个草稿都被接受，替身为额外 token 返回 `3`，而它必须从 `target_probs[2]` 中抽取：期望 `[0, 1, 3]`。
+还是 notebook 1 的用例，只是目标模型多了第 `K = 2` 行：`[0.1, 0.2, 0.3, 0.4]`。运行两次：`r = 0.7` 时位置 1 被拒绝，`torch.multinomial`（替身）返回 `2`，期望 `[0, 2]`；`r = 0.1` 时两个草稿都被接受，替身为额外 token 返回 `3`，而这个 token 必须从 `target_probs[2]` 中抽取，期望 `[0, 1, 3]`。
 """),
         "experiment": ("8a578cb6", """
 ## 100,000 步：第一个 token 服从目标模型吗？
 
-在真实的一步中，草稿 token 从 `q` 中采样。`simulate` 把这个算法一次性运行 100,000 步（向量化实现，每次运行的随机数相互独立）。它没有遵守你的函数所用的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且在知道需要哪一行之前，就为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 两行。它还运行了**只接受、拒绝即停**的做法：只有 Level 23 的前缀，没有修正 token，第一个草稿被拒绝时这一步什么也不输出，下一步重新生成草稿。
+在真实的一步中，草稿 token 是从 `q` 中采样的。`simulate` 把这个算法一次性运行 100,000 步（向量化实现，每次运行的随机数相互独立）。它不遵守你的函数所用的抽取约定：它在每个位置都掷硬币，`p >= q` 的位置也掷（那里的硬币总是接受），而且还不知道要用哪一行，就先为每一行都抽好了修正 token。两种做法输出的 token 服从同一个分布。它用 `K = 3` 个位置，每个位置都用表格里的 `p` 和 `q` 这两行。它还运行了**只接受、拒绝即停**的做法：只有 Level 23 的前缀，没有修正 token；第一个草稿就被拒绝时，这一步什么也不输出，下一步重新生成草稿。
 
-这个实验看不出某些错误：每个位置的两行都一样，又只数第一个 token，所以额外 token 取自第 `K - 1` 行，或者修正 token 取自第 0 行，得到的直方图都一样。下一个实验能把它们区分开。
+有些错误这个实验看不出来：每个位置的两行都一样，又只统计第一个 token，所以无论额外 token 取自第 `K - 1` 行，还是修正 token 取自第 0 行，得到的直方图都和正确的一样。下一个实验能把它们区分开。
 """),
         "experiment-reading": ("45afe309", """
-投机解码与 `p` 一致（在 100,000 次运行下，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1、token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“假如方法是正确的，计数离 `p` 至少这么远的概率”，不是目标模型给出的概率。
+投机解码与 `p` 一致（运行 100,000 次时，千分之几的总变差距离只是抽样噪声，卡方检验的 p 值也没有异常）。只接受、拒绝即停的做法输出 token `x` 的概率与 `min(p(x), q(x))` 成正比：它偏向草稿模型喜欢的 token（token 1 和 token 3），离 `p` 很远（p 值为 0）。和 notebook 1 一样，p 值是“假如方法正确，计数离 `p` 至少这么远的概率”，不是目标模型给出的概率。
 """),
         "what-it-buys": ("afe3653d", r"""
-## 它带来了什么
+## 能快多少
 
-Level 23 对给定的草稿算出了被接受 token 数的期望 `E[accepted] = Σ_i Π_{j≤i} min(1, p_j/q_j)`：位置 `i` 只有在它和它之前的每个位置都通过时才会留下。现在草稿模型是*采样*出它的 token 的。对草稿的选择 `x ~ q` 取平均，其中一个因子变成
+Level 23 对固定的草稿算出了被接受 token 数的期望 `E[accepted] = Σ_i Π_{j≤i} min(1, p_j/q_j)`：只有位置 `i` 和它之前的每个位置都通过，位置 `i` 才会留下。现在草稿模型的 token 是*采样*出来的。对草稿的选择 `x ~ q` 取平均，其中每个因子变成
 
 $$E_{x \sim q}\left[\min\left(1, \frac{p(x)}{q(x)}\right)\right] = \sum_x q(x) \min\left(1, \frac{p(x)}{q(x)}\right) = \sum_x \min(p(x), q(x)) = \beta,$$
 
-这就是一个前缀的接受率（Leviathan 等（2023）的定义 3.1）。它对所有前缀的平均是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，且相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还要多加一个 token（修正 token 或额外 token），所以目标模型调用**一次**，一步平均返回
+这就是给定前缀下的接受率（Leviathan 等（2023）的定义 3.1），它对所有前缀的平均就是 `α`（推论 3.6）。如果每个位置的 `β` 都等于 `α`，并且各位置相互独立（论文第 3 节的简化假设），位置 `i` 的乘积就是 `α^(i+1)`，于是 `E[accepted] = α + α² + ... + α^K`。每一步还会多出一个 token（修正 token 或额外 token），所以目标模型调用**一次**，一步平均返回
 
 $$E[\text{每次目标模型调用得到的 token 数}] = 1 + \alpha + \alpha^2 + \dots + \alpha^K = \frac{1 - \alpha^{K+1}}{1 - \alpha},$$
 
-这是一个等比数列求和：乘以 `1 - α` 之后，除了 `1` 和 `-α^(K+1)`，其余各项都相互抵消。验证一下：逐项求和、闭式公式，以及上面的模拟（`K = 3`，`α = 0.6`）：
+这是等比数列求和：乘以 `1 - α` 之后，除了 `1` 和 `-α^(K+1)`，其余各项都两两抵消。下面用三种方法核对一下：逐项求和、闭式公式，以及上面的模拟（`K = 3`，`α = 0.6`）：
 """),
         "draft-cost": ("0030e1f5", r"""
 生成草稿也要花时间。如果草稿模型调用一次的代价是目标模型调用的 `c` 倍，一步的代价就是 `K·c + 1`，所以
 
 $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
 
-（Leviathan 等（2023）的定理 3.8。）拖动滑块：草稿模型越好（`α` 越大），每一步越值得多提几个草稿；草稿越贵（`c` 越大），每一步就该少提几个。绿圈标出最佳的 `K`。
+（见 Leviathan 等（2023）的定理 3.8。）拖动滑块试试：草稿模型越好（`α` 越大），每一步越值得多提几个草稿；草稿越贵（`c` 越大），每一步就该少提几个。绿圈标出最佳的 `K`。
 
-两个按钮设置的是论文自己对 T5-XXL（11B）做英译德（EnDe）、以 T5-small 为草稿模型、`K = γ = 7` 时的数字。`α = 0.75` 是贪心解码（温度 0），`α = 0.62` 是标准采样（温度 1）（表 2）。`c = 0.02` 是论文根据性能分析记录对 T5-small 的估计（附录 A.3，表 4）。用这些数，公式预测 3.2× 和 2.3×；论文实测是 3.4× 和 2.6×（表 2）。在两个任务（EnDe 和 CNN/DM）上，T5-small 的 `α` 在 0.53 到 0.75 之间，实测加速比在 2.3× 到 3.4× 之间。
+两个按钮填入的是论文自己的数字：目标模型 T5-XXL（11B）做英译德（EnDe），草稿模型为 T5-small，`K = γ = 7`。贪心解码（温度 0）时 `α = 0.75`，标准采样（温度 1）时 `α = 0.62`（表 2）。`c = 0.02` 是论文根据性能剖析结果对 T5-small 给出的估计（附录 A.3，表 4）。代入这些数，公式预测的加速比是 3.2× 和 2.3×；论文实测是 3.4× 和 2.6×（表 2）。在两个任务（EnDe 和 CNN/DM）上，T5-small 的 `α` 在 0.53 到 0.75 之间，实测加速比在 2.3× 到 3.4× 之间。
 """),
         "tiny-models": ("a6b173c9", """
 ## 两个很小的语言模型
 
-上面的公式假设每个位置都以同样的 `α` 独立地被接受。真实的模型并非如此。下面是两个字符级模型，从 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）中瞬间拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
+上面的公式假设每个位置都以同样的 `α` 相互独立地被接受，真实的模型可不是这样。下面是两个字符级模型，用 `tiny_corpus.txt`（课程自带的一小段英文文本，约 1,800 个字符）一转眼就能拟合出来：**二元（bigram）**模型作为草稿模型（根据前一个字符预测下一个字符），**三元（trigram）**模型作为目标模型（根据前两个字符预测）。你的 `speculative_step` 以 `K = 4` 生成 200 步；我们测量目标模型检查过的位置上的 `α`、实际的接受率，以及每次目标模型调用得到的 token 数，并与公式对照。
 """),
         "tiny-models-reading": ("9e0857fc", """
-生成的文本出自一个三元模型，所以读起来半通不通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值在不同种子之间会波动多少。而且公式的假设在这里并不成立：逐个位置变化的是该前缀的 `β = Σ min(p, q)`（定义 3.1）：空格之后几乎任何字母都可能出现，在常见单词内部两个模型的看法一致。`α` 是它的平均（推论 3.6），而后面的位置只有在前面都被接受之后才会到达，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
+生成的文本出自一个三元模型，所以读起来半通不通。测得的每次调用 token 数与公式的差距，远小于计数本身的噪声：`±` 后面打印的标准误差，表示 200 步的平均值换一个种子会波动多少。而且公式的假设在这里并不成立：`β = Σ min(p, q)`（定义 3.1）取决于前缀，每个位置都不一样。空格之后几乎任何字母都可能出现，而在常见单词内部，两个模型的看法一致。`α` 是 `β` 的平均（推论 3.6），而靠后的位置只有在前面都被接受之后才轮得到，那里两个模型更一致。公式是选择 `K` 的参考，不是保证。
 
 这里没有任何计时。打印出的加速比是公式在假设 `c = 0.05` 时给出的；对这两个查表模型来说，草稿模型的代价和目标模型差不多（`c` 约为 1），所以这一对模型根本带不来加速。Notebook 03 会给一对真实的模型计时。
 """),
@@ -213,23 +213,23 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "hidden-checks": ("d0d8c57b", """
 ## 隐藏检查
 
-首先是诊断。然后各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+最上面是诊断。下面的单元格各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
 """),
         "why-return": ("e831bef4", """
-为什么这里用 `return`，而 notebook 1 用的是 `break`：在 notebook 1 里循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 会继续执行到那里，在修正 token 之后再加一个额外 token，变成两个新 token。`return` 让这一步只以修正 token 结束。
+为什么这里用 `return`，而 notebook 1 用的是 `break`？在 notebook 1 里，循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 之后会接着执行到那里，在修正 token 后面再加一个额外 token，一步就有了两个新 token。`return` 则让这一步只以修正 token 结束。
 """),
         "markov": ("30af23c3", """
 ## 带上下文的完整步骤：前三个 token
 
-现在换成你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步先从草稿链中逐个采样出 `K = 2` 个草稿 token，取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行是最后一个草稿之后的那一行），调用你的函数，追加它返回的内容；下一步从那里接着走。走够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 个比例与目标链自己的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外 token 取错了行，或者修正 token 取自第 0 行，在这里都会显出很大的差距。（你的函数以 Python 循环运行，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
+现在用的是你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步先从草稿链中逐个采样出 `K = 2` 个草稿 token，再取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行属于最后一个草稿之后的位置），调用你的函数，把它返回的 token 接到文本后面；下一步从那里接着生成。凑够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 种三元组的比例与目标链自己给出的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外 token 取错了行，或者修正 token 取自第 0 行，在这里都会出现很大的差距。（你的函数是逐个 Python 循环运行的，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
 """),
         "best-k": ("a438b3e4", """
-不同草稿代价 `c` 下，最佳 `K` 随 `α` 的变化。每条曲线从 `α` 超过 `c` 的地方开始：在那之下，任何 `K` 都不比普通解码快（推论 3.9，以及下面的小测验）。
+下图是几种草稿代价 `c` 下最佳 `K` 随 `α` 的变化。每条曲线都从 `α` 超过 `c` 的地方开始：`α` 低于 `c` 时，任何 `K` 都不比普通解码快（见推论 3.9 和后面的小测验）。
 """),
         "temperature": ("a3b729f8", """
 ## 温度与贪心解码
 
-贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机解码不需要为它们做任何改动：在这一步之前，用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等（2023）第 2.2 节“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行把概率 1 放在自己的 argmax 上。这时两个 argmax 一致则 `Σ min(p, q)` 为 1，不一致则为 0，所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，越尖锐的行重叠越多，这与论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）相符。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
+贪心解码、top-k、核采样（nucleus sampling）和温度，都是从一个*调整过的*分布中采样，所以投机解码不需要为它们做任何改动：只要在这一步之前用同样的方式（同样的温度）调整两个模型的行即可（Leviathan 等（2023）第 2.2 节“Standardized Sampling”）。贪心解码（温度 0）就是**独热行**的情形：每一行都把概率 1 全部放在自己的 argmax 上。这时两个 argmax 相同，`Σ min(p, q)` 就是 1，不同就是 0；所以草稿 token 恰好在它是目标模型的 argmax 时被留下，而修正 token（独热 `p` 的残差）就是目标模型的 argmax：输出与普通贪心解码逐个 token 相同。在两个模型看法一致的地方，行越尖锐，重叠越多，这与论文中温度 0 时的 `α`（0.75）高于温度 1 时（0.62）相符。Notebook 03 会在一对真实的 transformer 上测量 `α` 随温度的变化。
 """),
     },
     "03_real_pair": {
@@ -321,16 +321,16 @@ COMMENTS = {
     "Hidden check: at temperatures above 0, the step's tokens and the row handed to torch.multinomial.": "隐藏检查：温度大于 0 时，返回的 token 和交给 torch.multinomial 的那一行都与参考实现相同。",
     "Hidden check: with real random draws, the first token of a step follows the target's row.": "隐藏检查：用真实的随机数时，每一步的第一个 token 服从目标模型的那一行。",
     "The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)":
-        "抽取约定：保留给定的循环。测试把预设的随机数交给每个 p < q 位置的那一次 torch.rand(1)，",
+        "抽取约定：不要改动写好的循环。测试按位置顺序，为每个 p < q 位置上的那一次 torch.rand(1)",
     "per p < q position, in position order (none where p >= q, none after the rejection), and":
-        "按位置顺序（p >= q 处不抽，拒绝之后也不抽），并记录每一次 torch.multinomial 调用；",
+        "提供一个预设的随机数（p >= q 处不抽，拒绝之后也不抽），并记下每一次 torch.multinomial 调用；",
     "record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).":
-        "和 torch 一样，它需要 num_samples：torch.multinomial(weights, 1)。",
+        "和真正的 torch 一样，调用时必须给出 num_samples：torch.multinomial(weights, 1)。",
     "one call, printed twice: as the tensor and as the int": "只调用一次，打印两遍：一次是张量，一次是 int",
     "TODO: rejected at position i. Sample one correction token from row i's normalised":
-        "TODO：在位置 i 被拒绝。用 torch.multinomial 从第 i 行归一化的残差分布 max(0, p - q)",
+        "TODO：位置 i 被拒绝了。用 torch.multinomial 从第 i 行的残差 max(0, p - q)（归一化后）",
     "residual max(0, p - q) with torch.multinomial, append it (as an int), and stop.":
-        "中采样一个修正 token，（以 int）追加到列表，然后停止。",
+        "中采样一个修正 token，转成 int 追加到列表，然后停止。",
     "When your notebook is graded, the grader writes here, in one line, which known mistake your":
         "批改你的 notebook 时，批改程序会在这里用一行写出：你的函数",
     "verify_and_correct behaves like (or \"none\").": "（verify_and_correct）的行为像哪一种已知错误（或者没有发现错误）。",
@@ -338,15 +338,15 @@ COMMENTS = {
     "Hidden check: torch.multinomial is not called before the coin that rejects.":
         "隐藏检查：在决定拒绝的那次掷硬币之前不调用 torch.multinomial。",
     "Hidden check: a rejection (at position 1 of 3, the only p < q position) draws its correction with exactly one torch.multinomial call, for one sample (num_samples given, as torch requires).":
-        "隐藏检查：一次拒绝（发生在 3 个位置中的位置 1，也是唯一 p < q 的位置）只调用一次 torch.multinomial、只抽一个样本来得到修正 token（给出 num_samples，torch 要求必须给出）。",
+        "隐藏检查：3 个位置中只有位置 1 满足 p < q，它被拒绝时，只调用一次 torch.multinomial、只抽一个样本作为修正 token（并且给出 torch 要求的 num_samples）。",
     "Hidden check: the correction's torch.multinomial call gets row i's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.":
         "隐藏检查：拒绝发生在位置 2 和位置 1 时，为修正 token 调用的 torch.multinomial 收到的都是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
     "Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.":
         "隐藏检查：位置 0 被拒绝时（草稿只有一个 token），修正 token 排在最前，被拒绝的草稿不出现在结果中。",
     "Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.":
-        "隐藏检查：torch.multinomial 返回的 token 紧接着追加在被接受的前缀之后。",
+        "隐藏检查：追加在被接受的前缀之后的，正是 torch.multinomial 返回的 token。",
     "Hidden check: nothing after the correction token is verified: no further coin, no later draft.":
-        "隐藏检查：修正 token 之后不再验证任何位置：不再掷硬币，也不返回后面的草稿。",
+        "隐藏检查：有了修正 token 之后，不再验证后面的位置：不再掷硬币，也不返回后面的草稿。",
     "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
         "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外 token）。",
     "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
@@ -358,7 +358,7 @@ COMMENTS = {
     "Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.":
         "隐藏检查：用真实的随机数（固定种子），输出的 token 服从 min(p, q) + P(拒绝) · 残差分布。",
     "token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]":
-        "token 1 以 p/q = 0.2 被接受；其余 0.8 服从残差分布 [0.75, 0, 0.25, 0]",
+        "token 1 以 p/q = 0.2 的概率被接受；其余 0.8 服从残差分布 [0.75, 0, 0.25, 0]",
     "TODO 1: the correction token from row i's normalised residual; then return.":
         "TODO 1：从第 i 行归一化的残差分布中采样修正 token，然后 return。",
     "TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].":
@@ -379,10 +379,10 @@ COMMENTS = {
         "隐藏检查：空草稿（K = 0）也给出一个 token，即来自 target_probs[0] 的额外 token。",
     "Hidden check: with the real randomness (fixed seed) and drafts sampled from q, the first token follows p.":
         "隐藏检查：用真实的随机数（固定种子），草稿从 q 中采样时，第一个 token 服从 p。",
-    "each drafted token, run as often as q drafts it": "每个草稿 token，按 q 提出它的频率运行相应的次数",
+    "each drafted token, run as often as q drafts it": "每个草稿 token 运行的次数与 q 提出它的概率成正比",
     "Hidden check: with the real randomness (fixed seed), the mean number of tokens per step matches its expectation.":
         "隐藏检查：用真实的随机数（固定种子），每一步平均得到的 token 数与期望一致。",
-    "each draft accepted with p/q = 0.625": "每个草稿以 p/q = 0.625 被接受",
+    "each draft accepted with p/q = 0.625": "每个草稿以 p/q = 0.625 的概率被接受",
 }
 
 # The docstrings of the answer cells' functions, by the English text between the quotes (grading/build/notebooks.py
@@ -429,8 +429,8 @@ HELPERS = {
             "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
             "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
             "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
-            "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
-        "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+            "no_num_samples": "调用 torch.multinomial 时没有给出 num_samples（{error}）：torch 不为它提供默认值；抽取一个 token 要写 torch.multinomial(weights, 1)",
+        "refused": "torch.multinomial 不接受你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
             "raised": "{function} 抛出了 {error}",
             "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
             "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
@@ -444,7 +444,7 @@ HELPERS = {
             "multinomial() 缺少 1 个必需的位置参数：num_samples",
         ],
         "hidden": {
-            "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+            "raised": "{function} 抛出了 {error}（隐藏检查不显示错误信息）",
             "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
             "value": "[隐藏]",
         },
@@ -453,41 +453,41 @@ HELPERS = {
             "not_normalised": "修正 token 是从没有归一化的 max(0, p - q) 中抽取的：这些值的和是 {total}，不是 1。调用 torch.multinomial 之前，先把残差除以它的和",
             "from_p": "修正 token 是从 p（目标模型的那一行）中抽取的：拒绝之后，应从归一化的残差分布 max(0, p - q) 中抽取",
             "from_q": "修正 token 是从 q（草稿模型的那一行）中抽取的：应从归一化的残差分布 max(0, p - q) 中抽取",
-            "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，目标减草稿",
+            "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，即目标概率减去草稿概率",
             "other_row": "修正 token 用了第 {j} 行，但拒绝发生在位置 {i}：请取第 i 行（被拒绝的位置）的残差",
-            "other": "修正 token 是从 {values} 中抽取的，而不是从第 {i} 行的归一化残差 max(0, p - q) {want} 中抽取",
+            "other": "修正 token 是从 {values} 中抽取的；应从第 {i} 行归一化后的残差 max(0, p - q)，即 {want} 中抽取",
         },
         "correction": {
             "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
             "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
-            "before_coin": "torch.multinomial 在决定拒绝的那次掷硬币之前被调用（调用顺序：{calls}）：只在拒绝之后抽取修正 token",
+            "before_coin": "决定拒绝的那次掷硬币之前，torch.multinomial 就被调用了（调用顺序：{calls}）：只能在拒绝之后抽取修正 token",
             "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
-            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1",
+            "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个修正 token 只需要 num_samples=1",
         },
         "tokens": "得到 {got}，期望 {expected}",
-        "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时结果为 {listed}",
+        "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时，结果却是 {listed}",
         "after_correction": {
-            "coins": "torch.rand 被调用了 {coins} 次；位置 {i} 的拒绝来自第 {needed} 次掷硬币，修正 token 之后不应再验证任何位置",
-            "drafts": "得到 {got}：位置 {i} 的修正 token 之后，后面的草稿 {later} 也被返回了",
+            "coins": "torch.rand 被调用了 {coins} 次，而位置 {i} 在第 {needed} 次掷硬币时就被拒绝了：有了修正 token 之后，不应再验证后面的位置",
+            "drafts": "得到 {got}：位置 {i} 的修正 token 后面，还跟着之后的草稿 {later}",
         },
-        "rejected_kept": "得到 {got}：位置 {i} 已被拒绝，被拒绝的草稿 {token} 却仍被返回",
+        "rejected_kept": "得到 {got}：位置 {i} 已经被拒绝，被拒绝的草稿 {token} 却还在结果里",
         "tokens_why": "得到 {got}，期望 {expected}：{why}",
         "bonus": {
             "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
             "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
-            "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
+            "samples": "torch.multinomial 一次抽取了 {n} 个样本：额外 token 只需要 num_samples=1",
             "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
             "from_draft": "额外 token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
-            "other": "额外 token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取",
+            "other": "额外 token 是从 {values} 中抽取的；应从 target_probs[{k}] = {want} 中抽取",
         },
         "order": {
             "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
-            "before_coin": "torch.multinomial 在某次掷硬币之前被调用（调用顺序：{calls}）：等所有硬币都掷完，再采样新 token",
+            "before_coin": "还有硬币没掷，torch.multinomial 就被调用了（调用顺序：{calls}）：等硬币都掷完，再采样新 token",
         },
         "one_new": {
-            "calls": "torch.multinomial 被调用了 {count} 次：每一步恰好抽取一个新 token，只调用一次",
-            "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个新 token 需要 num_samples=1",
-            "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token",
+            "calls": "torch.multinomial 被调用了 {count} 次：每一步只抽取一个新 token，恰好调用一次",
+            "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个新 token 只需要 num_samples=1",
+            "count": "得到 {count} 个 token：{tokens}；这里被接受的前缀有 {accepted} 个 token，后面应当恰好再跟一个新 token",
         },
         "check": {"problem": "{problem}。"},
         "pair": {
@@ -520,9 +520,9 @@ HELPERS = {
             "samples": "用温度 {temperature} 和真实的随机数运行 {n} 步，第一个 token 的分布与目标模型那一行的总变差距离为 {tv}；如果 verify_drafts 是对的，出现至少这么大差距的概率是 {p}",
         },
         "contract": {
-            "rule": "测试把一个预设的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
-            "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
-            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（保留给定的循环）",
+            "rule": "测试按位置顺序，为每个 p < q 位置上的那一次 torch.rand(1) 调用提供一个预设的随机数，并记下每一次 torch.multinomial 调用",
+            "shapes": "你让 torch.rand 生成了形状为 {shapes} 的张量，但{rule}。在循环里每次只掷一枚硬币：torch.rand(1)",
+            "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置，而{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（不要改动写好的循环）",
         },
         "visible": {
             "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
@@ -535,12 +535,12 @@ HELPERS = {
             "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外 token 来自 target_probs[2]。",
             "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
             "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
-            "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
+            "coins_where_p_below_q": "torch.rand 被调用了 {count} 次，但只有位置 2 满足 p < q",
             "n1_inputs_unchanged": "verify_and_correct 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算残差（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
             "n1_distribution": "输出 token 的分布与正确分布的总变差距离是 {tv:.2f}。",
-            "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请计算新的张量（不要对输入的行做原地的 -=、/= 或 clamp_）。",
+            "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
             "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}。",
-            "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}。",
+            "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望值是 {want:.2f}。",
         },
     },
     "tiny_lm": {
@@ -575,9 +575,9 @@ HELPERS = {
                         "从归一化后的残差分布 max(0, p - q)",
                     ],
                     "why": [
-                        "被接受的草稿已经给了每个 token min(p, q) 的概率。拒绝之后再从 p 采样，会在此之上再加 P(拒绝) · p，于是草稿模型给得多的那些 token 概率就偏高了。",
-                        "q 正是刚才对 token 1 给得过多的那个分布。再从它采样，输出会偏向草稿模型，离目标模型更远。",
-                        "被接受的草稿覆盖了每个 token 的 min(p, q)；缺的恰好是 p - min(p, q) = max(0, p - q)，而拒绝发生的概率正好等于它的总和。归一化之后，它把缺口补齐，token 就服从 p。",
+                        "被接受的草稿已经给了每个 token min(p, q) 的概率。拒绝之后再从 p 采样，会在此之上再加 P(拒绝) · p，于是草稿模型给得偏多的那些 token，最终概率就超过了 p。",
+                        "q 正是刚才给 token 1 概率给得过多的那个分布。再从它采样，输出会偏向草稿模型，离目标模型更远。",
+                        "被接受的草稿已经给了每个 token min(p, q)；还缺的恰好是 p - min(p, q) = max(0, p - q)，而拒绝发生的概率正好等于它的总和。把它归一化后再采样，正好补齐缺口，输出的 token 就服从 p。",
                     ],
                 },
                 "l24_check": {
@@ -593,25 +593,25 @@ HELPERS = {
                     "question": "K = 3 个草稿全部被接受。target_probs 有 4 行（0..3）。额外（bonus）token 来自哪一行？",
                     "options": ["target_probs[2]，最后一个草稿位置", "target_probs[3]，第 K 行", "draft_probs[2]"],
                     "why": [
-                        "第 2 行是目标模型对位置 2 的草稿 token 的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
-                        "目标模型一次调用就给 K + 1 个位置打了分；第 K 行是它对 K 个草稿之后那个 token 的分布。额外 token 随这次调用白得。",
-                        "额外 token 是目标模型的 token。验证时从不从草稿模型的行里采样。",
+                        "第 2 行是目标模型对位置 2（第三个草稿 token）的分布，而这个 token 已经被接受了。下一个 token 的分布在它的下一行。",
+                        "目标模型调用一次，就为 K + 1 个位置各算出一行；第 K 行是它对 K 个草稿之后那个 token 的分布。额外 token 是这次调用白送的。",
+                        "额外 token 来自目标模型。验证时从来不从草稿模型的行里采样。",
                     ],
                 },
                 "l24_speed_check": {
                     "question": "α = 0.8，草稿模型不花时间（c = 0），K 越大，加速比会怎样？",
                     "options": ["无限增长", "增长并趋近 1 / (1 - α) = 5", "K = 1 之后就下降"],
                     "why": [
-                        "每多一个草稿，只有前面的全部被接受才会被接受，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
-                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时生成草稿要花时间，曲线就有一个最佳的 K。",
-                        "c = 0 时多提几个草稿不花任何代价，所以加速比从不下降；它最终稳定在 1 / (1 - α)。",
+                        "第 K 个草稿只有在它和前面的草稿全部被接受时才算数，概率是 α^K。1 + α + α² + ... 这个和始终小于 1 / (1 - α)。",
+                        "K 增大时，(1 - α^(K+1)) / (1 - α) 趋近 1 / (1 - α) = 5。c > 0 时生成草稿要花时间，曲线上就会有一个最佳的 K。",
+                        "c = 0 时多提几个草稿不花任何代价，所以加速比从不下降，最终趋于 1 / (1 - α)。",
                     ],
                 },
                 "l24_some_k_helps": {
                     "question": "草稿被接受的概率 α = 0.25，草稿模型调用一次的代价是 c = 0.3 次目标模型调用。有没有哪个 K 能让投机解码比普通解码更快？",
                     "options": ["有：K 足够大就一定划算", "没有：α < c，这时任何 K 都超不过 1×", "有：K = 1，因为每一步至少输出一个 token"],
                     "why": [
-                        "每多一个草稿要花 c = 0.3，平均却只多出 α^K 个 token，而且越来越少。这里 K 越大，加速比越低。",
+                        "每多一个草稿要多花 c = 0.3，平均却只多得 α^K 个 token，而且越往后越少。这里 K 越大，加速比越低。",
                         "Leviathan 等（2023）的推论 3.9 证明：若 α > c，就有某个 K 能带来加速，K = 1 时至少是 (1 + α)/(1 + c)。反过来也成立：α ≤ c 时 1 + α + ... + α^K ≤ 1 + Kα ≤ 1 + Kc，所以加速比至多为 1。这里 K = 1 得到 1.25 / 1.3 = 0.96×。",
                         "K = 1 时一步平均输出 1 + α = 1.25 个 token，但要花 1 + c = 1.3 次目标模型调用的时间：0.96×，比普通解码还慢。",
                     ],
@@ -627,7 +627,7 @@ HELPERS = {
             "exactness_title": "投机解码输出每个 token 的概率都是 p",
             "speculative": "投机解码",
             "accept_only": "只接受、拒绝即停",
-            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（假如采样是正确的，出现至少这么大差距的概率；不是目标概率 p）",
+            "fit_line": "总变差距离 = {tv}，卡方 = {stat}，p 值 = {p_value}（假如采样正确，差距至少这么大的概率；与目标概率 p 无关）",
             "best_k_label": "c = {c}",
             "best_k_paper": "论文：α = {alpha}，γ = {k}",
             "best_k_xlabel": "α（接受率）",
@@ -637,7 +637,7 @@ HELPERS = {
                 "no_token": "{function} 没有返回任何 token：每一步至少要返回一个新 token",
                 "outside": "{function} 返回了 0..{last} 范围之外的 token_id：{seq}",
                 "skipped": "批改你的 notebook 时跳过（这个实验不计分）。",
-                "head": "{runs} 次运行的前 {length} 个 token（K = {k}），27 种序列与目标链对比：",
+                "head": "{runs} 次运行的前 {length} 个 token（K = {k}），27 种三元组的比例与目标链对比：",
                 "gap": "差距最大的是 {seq}：它出现的比例是 {share}，目标链给它的概率是 {want}",
             },
             "first_emitted": "输出的第一个 token",
@@ -649,8 +649,8 @@ HELPERS = {
             "speedup_static": "在 JupyterLab 中运行这个单元格，才能拖动滑块。",
             "generation": [
                 "α（目标模型检查过的位置上 β = Σ min(p, q) 的平均值）= {alpha}；计数得到的接受率 = {acceptance}",
-                "每次目标模型调用得到的 token 数：计数 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) = {formula}",
-                "没有计时：假设 c = {c}，这些计数对应 {counted}×（公式 {formula}×）；对这两个查表模型来说，c 约为 1",
+                "每次目标模型调用得到的 token 数：计数为 {counted} ± {error}（标准误差，{steps} 步），公式 (1 - α^(K+1)) / (1 - α) 给出 {formula}",
+                "没有计时：假设 c = {c}，按这些计数会得到 {counted}× 的加速比（按公式是 {formula}×）；而对这两个查表模型来说，c 约为 1",
             ],
             "alpha_axes": ["温度 T（两个模型相同）", "测得的 α", "一对真实模型：α 随 T 的变化"],
             "pair_report": [
@@ -673,11 +673,11 @@ HELPERS = {
                 "one_draw": "抽取一次：{tensor} -> {item}",
                 "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
                 "all_zeros": "全为零",
-                "refused": "{name}：RuntimeError：{error}",
+                "refused": "{name} → RuntimeError：{error}",
                 "emitted_shares": "输出 token 的比例：{shares}   期望：{want}",
                 "steps_in": "100,000 步用时 {seconds:.2f} 秒",
                 "float32_rows": "q[1] = {q1}   p/q = {ratio}   残差 max(0, p - q) = {residual}",
-                "formula_and_simulation": "α = {alpha:.2f}，K = {k}：每次目标模型调用得到的 token 数，1 + α + ... + α^K = {term_by_term:.4f}，闭式公式 {formula:.4f}，模拟 {simulation:.4f}",
+                "formula_and_simulation": "α = {alpha:.2f}，K = {k}，每次目标模型调用得到的 token 数：逐项求和 1 + α + ... + α^K = {term_by_term:.4f}，闭式公式 {formula:.4f}，模拟 {simulation:.4f}",
             },
     },
 }

@@ -38,8 +38,8 @@ TEXT = {
         "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
         "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
         "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
-        "no_num_samples": "调用 torch.multinomial 时没有给 num_samples（{error}）：torch 不为它提供默认值；用 torch.multinomial(weights, 1) 抽取一个 token",
-        "refused": "torch.multinomial 拒绝了你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
+        "no_num_samples": "调用 torch.multinomial 时没有给出 num_samples（{error}）：torch 不为它提供默认值；抽取一个 token 要写 torch.multinomial(weights, 1)",
+        "refused": "torch.multinomial 不接受你传入的权重（{error}）：请传入一行权重，不能有负数，也不能全为零",
         "raised": "{function} 抛出了 {error}",
         "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}：{result}",
         "not_list_short": "{function} 应当返回由 token_id 组成的普通 Python 列表",
@@ -52,7 +52,7 @@ TEXT = {
         "multinomial() 缺少 1 个必需的位置参数：num_samples"
     ],
     "hidden": {
-        "raised": "{function} 抛出了 {error}（隐藏检查不显示它的消息）",
+        "raised": "{function} 抛出了 {error}（隐藏检查不显示错误信息）",
         "not_list": "{function} 应当返回由 token_id（int）组成的普通 Python 列表，但它返回了 {type}",
         "value": "[隐藏]"
     },
@@ -66,41 +66,41 @@ TEXT = {
         "not_normalised": "修正 token 是从没有归一化的 max(0, p - q) 中抽取的：这些值的和是 {total}，不是 1。调用 torch.multinomial 之前，先把残差除以它的和",
         "from_p": "修正 token 是从 p（目标模型的那一行）中抽取的：拒绝之后，应从归一化的残差分布 max(0, p - q) 中抽取",
         "from_q": "修正 token 是从 q（草稿模型的那一行）中抽取的：应从归一化的残差分布 max(0, p - q) 中抽取",
-        "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，目标减草稿",
+        "flipped": "修正 token 是从 max(0, q - p) 中抽取的：残差是 max(0, p - q)，即目标概率减去草稿概率",
         "other_row": "修正 token 用了第 {j} 行，但拒绝发生在位置 {i}：请取第 i 行（被拒绝的位置）的残差",
-        "other": "修正 token 是从 {values} 中抽取的，而不是从第 {i} 行的归一化残差 max(0, p - q) {want} 中抽取"
+        "other": "修正 token 是从 {values} 中抽取的；应从第 {i} 行归一化后的残差 max(0, p - q)，即 {want} 中抽取"
     },
     "correction": {
         "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
         "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
-        "before_coin": "torch.multinomial 在决定拒绝的那次掷硬币之前被调用（调用顺序：{calls}）：只在拒绝之后抽取修正 token",
+        "before_coin": "决定拒绝的那次掷硬币之前，torch.multinomial 就被调用了（调用顺序：{calls}）：只能在拒绝之后抽取修正 token",
         "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
-        "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个修正 token 需要 num_samples=1"
+        "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个修正 token 只需要 num_samples=1"
     },
     "tokens": "得到 {got}，期望 {expected}",
-    "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时结果为 {listed}",
+    "tensor_differs": "draft_tokens 是 torch.LongTensor 时结果为 {got}；同样的 id 以列表传入时，结果却是 {listed}",
     "after_correction": {
-        "coins": "torch.rand 被调用了 {coins} 次；位置 {i} 的拒绝来自第 {needed} 次掷硬币，修正 token 之后不应再验证任何位置",
-        "drafts": "得到 {got}：位置 {i} 的修正 token 之后，后面的草稿 {later} 也被返回了"
+        "coins": "torch.rand 被调用了 {coins} 次，而位置 {i} 在第 {needed} 次掷硬币时就被拒绝了：有了修正 token 之后，不应再验证后面的位置",
+        "drafts": "得到 {got}：位置 {i} 的修正 token 后面，还跟着之后的草稿 {later}"
     },
-    "rejected_kept": "得到 {got}：位置 {i} 已被拒绝，被拒绝的草稿 {token} 却仍被返回",
+    "rejected_kept": "得到 {got}：位置 {i} 已经被拒绝，被拒绝的草稿 {token} 却还在结果里",
     "tokens_why": "得到 {got}，期望 {expected}：{why}",
     "bonus": {
         "never_called": "{k} 个草稿全部被接受，但 torch.multinomial 从未被调用：请从 target_probs[{k}]（第 K 行）中采样一个额外 token",
         "too_many": "torch.multinomial 被调用了 {count} 次：一个额外 token 只需要调用一次",
-        "samples": "torch.multinomial 被要求抽取 {n} 个样本：额外 token 需要 num_samples=1",
+        "samples": "torch.multinomial 一次抽取了 {n} 个样本：额外 token 只需要 num_samples=1",
         "row_k_minus_1": "额外 token 是从 target_probs[{row}]（第 K-1 行）中抽取的：K 个草稿都被接受之后，下一个 token 的分布是 target_probs[{k}]（第 K 行）",
         "from_draft": "额外 token 是从草稿模型的那一行中抽取的：应从目标模型的 target_probs[{k}] 中抽取",
-        "other": "额外 token 是从 {values} 中抽取的，而不是从 target_probs[{k}] = {want} 中抽取"
+        "other": "额外 token 是从 {values} 中抽取的；应从 target_probs[{k}] = {want} 中抽取"
     },
     "order": {
         "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
-        "before_coin": "torch.multinomial 在某次掷硬币之前被调用（调用顺序：{calls}）：等所有硬币都掷完，再采样新 token"
+        "before_coin": "还有硬币没掷，torch.multinomial 就被调用了（调用顺序：{calls}）：等硬币都掷完，再采样新 token"
     },
     "one_new": {
-        "calls": "torch.multinomial 被调用了 {count} 次：每一步恰好抽取一个新 token，只调用一次",
-        "samples": "torch.multinomial 被要求抽取 {n} 个样本：一个新 token 需要 num_samples=1",
-        "count": "得到 {count} 个 token，{tokens}：这里被接受的前缀有 {accepted} 个，后面恰好跟一个新 token"
+        "calls": "torch.multinomial 被调用了 {count} 次：每一步只抽取一个新 token，恰好调用一次",
+        "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个新 token 只需要 num_samples=1",
+        "count": "得到 {count} 个 token：{tokens}；这里被接受的前缀有 {accepted} 个 token，后面应当恰好再跟一个新 token"
     },
     "check": {
         "problem": "{problem}。"
@@ -140,9 +140,9 @@ TEXT = {
         "samples": "用温度 {temperature} 和真实的随机数运行 {n} 步，第一个 token 的分布与目标模型那一行的总变差距离为 {tv}；如果 verify_drafts 是对的，出现至少这么大差距的概率是 {p}"
     },
     "contract": {
-        "rule": "测试把一个预设的随机数交给每一次 torch.rand(1) 调用，每个 p < q 位置一次，按位置顺序，并记录每一次 torch.multinomial 调用",
-        "shapes": "torch.rand 被要求生成形状为 {shapes} 的张量：{rule}。在循环里一次只掷一枚硬币，torch.rand(1)",
-        "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置：{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（保留给定的循环）"
+        "rule": "测试按位置顺序，为每个 p < q 位置上的那一次 torch.rand(1) 调用提供一个预设的随机数，并记下每一次 torch.multinomial 调用",
+        "shapes": "你让 torch.rand 生成了形状为 {shapes} 的张量，但{rule}。在循环里每次只掷一枚硬币：torch.rand(1)",
+        "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置，而{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（不要改动写好的循环）"
     },
     "visible": {
         "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
@@ -155,12 +155,12 @@ TEXT = {
         "n2_passed": "可见测试通过：拒绝之后得到 [0, 2]，全部接受时得到 [0, 1, 3]，额外 token 来自 target_probs[2]。",
         "never_called_after_reject": "拒绝之后 torch.multinomial 从未被调用",
         "called_without_reject": "没有任何拒绝，torch.multinomial 却被调用了 {count} 次",
-        "coins_where_p_below_q": "torch.rand 被调用了 {count} 次；只有位置 2 是 p < q",
+        "coins_where_p_below_q": "torch.rand 被调用了 {count} 次，但只有位置 2 满足 p < q",
         "n1_inputs_unchanged": "verify_and_correct 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算残差（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
         "n1_distribution": "输出 token 的分布与正确分布的总变差距离是 {tv:.2f}。",
-        "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请计算新的张量（不要对输入的行做原地的 -=、/= 或 clamp_）。",
+        "n2_inputs_unchanged": "speculative_step 修改了 draft_probs、target_probs 或 draft_tokens：请在新张量里计算（不要对输入的某一行做原地的 -=、/= 或 clamp_）。",
         "n2_first_token": "草稿从 q 中采样时，第一个 token 与目标概率 p 的总变差距离是 {tv:.2f}。",
-        "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望 {want:.2f}。"
+        "n2_tokens_per_step": "每一步平均返回 {mean:.2f} 个 token，期望值是 {want:.2f}。"
     }
 }
 # ---------------------------------------------------------------- text: END TEXT
