@@ -198,6 +198,12 @@ def test_every_check_can_fail():
     assert bad_spaces(filled("{function} 抛出了 {error}").replace("3", "你的函数", 1))
     assert bad_spaces("检查未通过。 AssertionError：得到 3") and bad_spaces(rendered("第一行，\n第二行"))
     assert ("English", "Return") in faults('"""Return the accepted prefix."""'.strip('"'))
+    # kinds of mistakes a native reader found in Level 24 (issue 43, second reading)
+    assert forbidden_terms("目标模型一次调用就给 K + 1 个位置打了分") and not forbidden_terms("两位评审给两件商品打分")
+    assert forbidden_terms("抽取约定：保留给定的循环") and forbidden_terms("torch.multinomial 被要求抽取 2 个样本")
+    assert not forbidden_terms("不要改动写好的循环；torch.multinomial 一次抽取了 2 个样本")
+    assert punctuation_faults("诊断：……（另外：草稿为空（K = 0）时你的函数抛出错误）")
+    assert not punctuation_faults("（见 Leviathan 等（2023）的定理 3.8。）") and not punctuation_faults("（另外：草稿为空时你的函数会报错）")
     assert code_texts('def f():\n    """Return the accepted prefix, as a list."""\n    # keep it\n    return 1') == [
         ("comment", "keep it"), ("string", "Return the accepted prefix, as a list.")]
 

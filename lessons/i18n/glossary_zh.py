@@ -23,7 +23,7 @@ GLOSSARY = {
     ]),
     "the bonus token": ("额外 token（第一次出现写作 额外（bonus）token）", [r"奖励", r"红利", r"附赠"]),
     "to draft (tokens)": ("（草稿模型）提出 / 生成草稿", [r"起草"]),
-    "to score positions (one target call)": ("算出……的概率 / 检查", [r"(?<!商品)打分", r"(?<!两方)评分(?!单元格)"]),  # Level 23's warm-up scores goods: real scores
+    "to score positions (one target call)": ("算出……的概率 / 检查", [r"(?<!商品)打了?分", r"(?<!两方)评分(?!单元格)"]),  # Level 23's warm-up scores goods: real scores
     "to crop the KV cache (cache.crop)": ("裁剪", [r"回退", r"回滚", r"截到", r"截短", r"退回到"]),
     "the correction token": ("修正 token", [r"纠正 ?token", r"校正 ?token", r"更正 ?token"]),
     "the residual max(0, p - q)": ("残差 / 残差分布", [r"剩余的"]),
@@ -37,7 +37,8 @@ GLOSSARY = {
     "shape": ("形状", [r"(?<![.\w])shape(?![\w(])"]),
     "a Python list": ("列表", [r"Python list\b", r"(?<![.\w])list(?![\w(\[])"]),
     "to append": ("追加", [r"(?<![.\w])append(?![\w(])"]),
-    "the given break": ("预先写好的 break", [r"给定的\s*`?break"]),
+    "the given break / loop": ("预先写好的 break / 写好的循环", [r"给定的\s*`?(?:break|循环)"]),
+    "(a call) was asked for n samples": ("一次抽取了 n 个样本 / 你让……", [r"被要求"]),  # a passive calque of "was asked for"
 }
 
 # Words kept in Latin letters (names of things, not English sentences): every other English word a student sees,
@@ -74,4 +75,6 @@ PUNCTUATION = {
     "a citation not as Leviathan 等（2023）": (
         r"(?:Leviathan|Chen)(?! 等（20\d\d）)|等人|(?<=等) ?\(", "Leviathan 等（2023）"),
     "two labels in a row (诊断：无：)": (r"[\u4e00-\u9fff]{1,4}：[\u4e00-\u9fff]{1,4}：", "one colon: 诊断：没有发现错误。"),
+    # a diagnosis's "（另外：…）" around a sentence with its own brackets read as a maze; a citation's year is fine
+    "brackets inside brackets": (r"（[^（）]*（(?!20\d\d）)[^（）]*）[^（）]*）", "say it without the inner brackets"),
 }
