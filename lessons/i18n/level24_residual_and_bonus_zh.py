@@ -54,7 +54,7 @@ Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` �
 | p(x)（目标概率）| 0.5 | 0.2 | 0.2 | 0.1 |
 | q(x)（草稿概率）| 0.2 | 0.5 | 0.1 | 0.2 |
 
-1. **接受**。草稿模型以概率 `q(x)` 提出 `x`，Level 23 以概率 `min(1, p(x)/q(x))` 留下它。所以 token `x` *作为被接受的草稿*输出的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。
+1. **接受**。草稿模型以概率 `q(x)` 提出 `x`，Level 23 的规则以概率 `min(1, p(x)/q(x))` 留下它。所以 token `x` *作为被接受的草稿*输出的概率是 `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`。
 2. **拒绝**。对所有 token 求和，一个草稿被接受的概率是 `α = Σ min(p, q)`，所以拒绝的概率是 `1 - α`。由于 `p` 的和为 1，`1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`。
 3. **残差分布**。每个 token 还差的部分是 `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`。把它归一化成一个分布 `residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`，再从中采样修正 token。于是
 
@@ -121,7 +121,7 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "hidden-checks": ("55d1f411", """
 ## 隐藏检查
 
-最上面是诊断：批改时用一句话指出你的函数犯的是哪一种已知错误（如果是我们见过的错误）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；恰好一个修正 token；被拒绝那一行的精确归一化残差；位置 0 就被拒绝；追加的是 `torch.multinomial` 给出的 token；修正 token 之后不再有任何东西；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+最上面是诊断：批改时用一句话指出你的函数犯的是哪一种已知错误（如果是我们见过的错误）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；只有一个修正 token；被拒绝那一行的精确归一化残差；在位置 0 就被拒绝的情形；追加的正是 `torch.multinomial` 给出的 token；修正 token 之后不再有别的 token；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
 """),
     },
     "02_bonus_and_step": {
@@ -213,7 +213,7 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "hidden-checks": ("d0d8c57b", """
 ## 隐藏检查
 
-最上面是诊断。下面的单元格各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；空草稿；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+最上面是诊断。下面的单元格各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；草稿为空的情形；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
 """),
         "why-return": ("e831bef4", """
 为什么这里用 `return`，而 notebook 1 用的是 `break`？在 notebook 1 里，循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 之后会接着执行到那里，在修正 token 后面再加一个额外 token，一步就有了两个新 token。`return` 则让这一步只以修正 token 结束。
@@ -221,7 +221,7 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "markov": ("30af23c3", """
 ## 带上下文的完整步骤：前三个 token
 
-现在用的是你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步先从草稿链中逐个采样出 `K = 2` 个草稿 token，再取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行属于最后一个草稿之后的位置），调用你的函数，把它返回的 token 接到文本后面；下一步从那里接着生成。凑够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 种三元组的比例与目标链自己给出的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外 token 取错了行，或者修正 token 取自第 0 行，在这里都会出现很大的差距。（你的函数是逐个 Python 循环运行的，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
+现在用的是你自己的 `speculative_step`，而且每一行都取决于上下文。目标模型和草稿模型是 3 个 token 上的两条小**马尔可夫链**：每条链只根据前一个 token 给出下一个 token 的分布，目标模型强烈偏好“前一个 + 1”。每一步先从草稿链中逐个采样出 `K = 2` 个草稿 token，再取目标模型在同样上下文下的 `K + 1` 行（第 `K` 行属于最后一个草稿之后的位置），调用你的函数，把它返回的 token 接到文本后面；下一步从那里接着生成。凑够 3 个 token 之后，我们统计输出的是哪个三元组 `(x1, x2, x3)`，把 27 种三元组的比例与目标链自己给出的概率 `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)` 对比。额外 token 取错了行，或者修正 token 取自第 0 行，在这里都会出现很大的差距。（你的函数要在 Python 循环里一次次调用，所以只运行 3,000 次；这个单元格不计分，批改时会跳过，隐藏检查会测同样的内容。）
 """),
         "best-k": ("a438b3e4", """
 下图是几种草稿代价 `c` 下最佳 `K` 随 `α` 的变化。每条曲线都从 `α` 超过 `c` 的地方开始：`α` 低于 `c` 时，任何 `K` 都不比普通解码快（见推论 3.9 和后面的小测验）。
@@ -346,7 +346,7 @@ COMMENTS = {
     "Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.":
         "隐藏检查：追加在被接受的前缀之后的，正是 torch.multinomial 返回的 token。",
     "Hidden check: nothing after the correction token is verified: no further coin, no later draft.":
-        "隐藏检查：有了修正 token 之后，不再验证后面的位置：不再掷硬币，也不返回后面的草稿。",
+        "隐藏检查：有了修正 token 就不再验证后面的位置，既不再掷硬币，也不返回后面的草稿。",
     "Hidden check: when every draft is accepted there is no correction (notebook 2 adds the bonus).":
         "隐藏检查：每个草稿都被接受时没有修正 token（notebook 2 会加上额外 token）。",
     "Hidden check: positions with p >= q are accepted without a coin (Level 23's rule still holds).":
@@ -362,13 +362,13 @@ COMMENTS = {
     "TODO 1: the correction token from row i's normalised residual; then return.":
         "TODO 1：从第 i 行归一化的残差分布中采样修正 token，然后 return。",
     "TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].":
-        "TODO 2：每个草稿都被接受了：追加一个从 target_probs[K] 中采样的额外 token。",
+        "TODO 2：走到这里，说明每个草稿都被接受了。追加一个从 target_probs[K] 中采样的额外 token。",
     "Hidden check: when all K drafts are accepted, one bonus token follows them.":
         "隐藏检查：K 个草稿全部被接受时，后面跟一个额外 token。",
     "Hidden check: the bonus token is drawn from target_probs[K], with one torch.multinomial call.":
         "隐藏检查：额外 token 从 target_probs[K] 中抽取，只调用一次 torch.multinomial。",
     "Hidden check: after a rejection the correction is the only new token: no bonus.":
-        "隐藏检查：拒绝之后修正 token 是唯一的新 token：没有额外 token。",
+        "隐藏检查：拒绝之后，修正 token 是唯一的新 token，没有额外 token。",
     "Hidden check: the correction's torch.multinomial call gets the rejected row's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.":
         "隐藏检查：拒绝发生在位置 2 和位置 1 时，为修正 token 调用的 torch.multinomial 收到的都是被拒绝那一行归一化的 max(0, p - q)，误差在 1e-6 以内。",
     "Hidden check: torch.multinomial is called only after the coins have decided.":
@@ -459,7 +459,7 @@ HELPERS = {
         },
         "correction": {
             "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
-            "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但在位置 {i} 被拒绝之前，需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置掷一次）",
             "before_coin": "决定拒绝的那次掷硬币之前，torch.multinomial 就被调用了（调用顺序：{calls}）：只能在拒绝之后抽取修正 token",
             "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
             "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个修正 token 只需要 num_samples=1",
@@ -481,7 +481,7 @@ HELPERS = {
             "other": "额外 token 是从 {values} 中抽取的；应从 target_probs[{k}] = {want} 中抽取",
         },
         "order": {
-            "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
+            "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置掷一次）",
             "before_coin": "还有硬币没掷，torch.multinomial 就被调用了（调用顺序：{calls}）：等硬币都掷完，再采样新 token",
         },
         "one_new": {

@@ -72,7 +72,7 @@ TEXT = {
     },
     "correction": {
         "never_called": "torch.multinomial 从未被调用：在位置 {i} 被拒绝之后，用 torch.multinomial(residual, 1) 采样一个修正 token",
-        "too_few_coins": "torch.rand 被调用了 {coins} 次，但位置 {i} 的拒绝之前需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置一次）",
+        "too_few_coins": "torch.rand 被调用了 {coins} 次，但在位置 {i} 被拒绝之前，需要掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置掷一次）",
         "before_coin": "决定拒绝的那次掷硬币之前，torch.multinomial 就被调用了（调用顺序：{calls}）：只能在拒绝之后抽取修正 token",
         "too_many": "torch.multinomial 被调用了 {count} 次：拒绝之后恰好抽取一个修正 token，然后停止",
         "samples": "torch.multinomial 一次抽取了 {n} 个样本：一个修正 token 只需要 num_samples=1"
@@ -94,7 +94,7 @@ TEXT = {
         "other": "额外 token 是从 {values} 中抽取的；应从 target_probs[{k}] = {want} 中抽取"
     },
     "order": {
-        "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币，和 Level 23 一样，每个 p < q 的位置一次",
+        "too_few_coins": "torch.rand 被调用了 {coins} 次，但这个用例需要先掷 {needed} 次硬币（和 Level 23 一样，每个 p < q 的位置掷一次）",
         "before_coin": "还有硬币没掷，torch.multinomial 就被调用了（调用顺序：{calls}）：等硬币都掷完，再采样新 token"
     },
     "one_new": {
