@@ -267,3 +267,20 @@ def test_the_model_pairs_own_errors_are_in_the_editions_words():
     assert str(raised.value) == "无法把保存了 0 个位置的缓存裁剪到 5 个位置" and not faults(str(raised.value))
     with pytest.raises(ValueError, match="^cannot crop a cache of 0 positions to 5$"):
         english.KVCache().crop(5)
+
+
+def quiz_verdicts(edition):
+    """{quiz id: [the word each answer's explanation opens with]} of an edition's spec_widgets TEXT."""
+    quizzes = build.text_block((ROOT / "source" / edition / "spec_widgets.py").read_text())[1]["quiz"]
+    return {quiz: [re.match(r"[^:：]*", why).group() for why in q["why"]] for quiz, q in quizzes.items()}
+
+
+@pytest.mark.parametrize("edition", ZH)
+def test_every_quiz_explanation_opens_with_its_verdict_as_the_english_does(edition):
+    """The English says "Right:" or "Not quite:" before each explanation; the Chinese says 正确： or 不对： (Level 24's
+    first reading had no verdict word: the student saw only ✘ before an explanation that read like the right one)."""
+    english = quiz_verdicts(EDITIONS[edition][0])
+    for quiz, words in quiz_verdicts(edition).items():
+        for k, (en, zh) in enumerate(zip(english[quiz], words)):
+            if en in ("Right", "Not quite"):
+                assert zh == {"Right": "正确", "Not quite": "不对"}[en], (quiz, k, zh)
