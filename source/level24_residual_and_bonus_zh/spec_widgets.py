@@ -142,7 +142,7 @@ TEXT = {
     "markov": {
         "no_token": "{function} 没有返回任何 token：每一步至少要返回一个新 token",
         "outside": "{function} 返回了 0..{last} 范围之外的 token_id：{seq}",
-        "skipped": "批改你的 notebook 时跳过（这个实验不计分）。",
+        "skipped": "批改时跳过这个实验（它不计分）。",
         "head": "{runs} 次运行的前 {length} 个 token（K = {k}），27 种三元组的比例与目标链对比：",
         "gap": "差距最大的是 {seq}：它出现的比例是 {share}，目标链给它的概率是 {want}"
     },
