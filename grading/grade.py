@@ -17,8 +17,10 @@ PostgreSQL through --db-url, for courses with several graders.
 """
 
 import argparse
+import html
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -388,6 +390,7 @@ def cut_notebooks(course):
     """{"<student>/<assignment>/<notebook>": what was cut} of every autograded notebook cut to the grader's bounds
     (grading/plugins/sanitize.py: bound_notebook), or with no feedback page, for the class report (issue 41)."""
     from grading.plugins import sanitize
+    from grading.plugins.preprocessors import PAGE_CUT_META
 
     prefix = sanitize.CUT_NOTE.split(":", 1)[0]
     out = {}
@@ -399,8 +402,16 @@ def cut_notebooks(course):
         if prefix in head:
             said = head.split(prefix, 1)[1].split("\\n", 1)[0].split('"', 1)[0].strip(" *:.")
             out[key] = said or "cut"
-        if not (Path(course) / "feedback" / student / assignment / f"{path.stem}.html").exists():
+        page = Path(course) / "feedback" / student / assignment / f"{path.stem}.html"
+        if not page.exists():
             out[key] = out.get(key, "") + ("; " if key in out else "") + "no feedback page was made"
+            continue
+        with open(page, encoding="utf-8", errors="replace") as f:
+            head = f.read(2_000)  # a cut page's <meta> is the first line of its <head> (PageExporter, issue 41)
+        said = re.search(f"<meta name='{PAGE_CUT_META}' content='([^']*)'>", head)
+        if said:
+            out[key] = (out.get(key, "") + ("; " if key in out else "") + "its feedback page was cut: "
+                        + html.unescape(said.group(1)))
     return out
 
 

@@ -132,7 +132,7 @@ def write(course=ROOT, db_url=None, not_graded=None, cut=None):
         "border-bottom:1px solid #ddd;text-align:left}</style>"
         "<h1>Class report</h1>"
         + (f"<h2>Not graded</h2><ul class='not-graded'>{missing}</ul>" if missing else "")
-        + (f"<h2>Notebooks cut before they were shown</h2><ul class='cut'>{shortened}</ul>" if shortened else "")
+        + (f"<h2>Notebooks cut before they were shown, and feedback pages cut</h2><ul class='cut'>{shortened}</ul>" if shortened else "")
         + "".join(sections))
     return page
 

@@ -3,7 +3,8 @@
 The real `nbgrader autograde` CLI grades, one student each, an honest student and two attacks in notebook 02:
 a cell that writes 1.7 MB output messages for 8 s, and an answer whose first call by a hidden check writes 650
 messages of 1.5 MB to IOPub while the grader waits for the check's reply. The grader process's own peak memory
-(ru_maxrss of the nbgrader process, not of its kernels) stays within BOUND_MB of the honest student's, every one
+(ru_maxrss of the nbgrader process, not of its kernels; for feedback, of the nbgrader process or of a page's
+child process, whichever is larger) stays within BOUND_MB of the honest student's, every one
 scores full marks, and the flooded cell says how much was dropped. Before the caps the first attack held the
 grader at 5.0 GB for 609 s, the second at 491 MB (the honest student: 294 MB).
 
@@ -26,7 +27,8 @@ from grading.build import catalogue
 NB2 = "02_reject_and_break"
 BOUND_MB = 200  # over the honest student's peak
 PEAK = ("import atexit, resource, sys\n"
-        "atexit.register(lambda: sys.stderr.write('PEAK_KB %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+        "who = [resource.RUSAGE_SELF] + ([resource.RUSAGE_CHILDREN] if sys.argv[1] == 'generate_feedback' else [])\n"
+        "atexit.register(lambda: sys.stderr.write('PEAK_KB %d\\n' % max(resource.getrusage(w).ru_maxrss for w in who)))\n"
         "from nbgrader.apps.nbgraderapp import main\n"
         "sys.argv = ['nbgrader'] + sys.argv[1:]\n"
         "main()\n")

@@ -29,6 +29,13 @@ ENGLISH = {
     "notebook_budget": "this notebook's grading time budget ({seconds:g} s) was spent",
     "student_budget": "the grading time budget of this student's assignment ({seconds:g} s, all notebooks "
                       "together) was spent",
+    # A feedback page cut to its bounds (PageExporter, issue 41): the note on top of the short page.
+    "page_cut": "**The grader cut this feedback page**: {why}. Your scores and checks are below; your own cells "
+                "are not shown.",
+    "page_time": "showing your notebook took longer than {seconds:g} s",
+    "page_student_time": "your feedback pages for this assignment had already taken {seconds:g} s",
+    "page_memory": "showing your notebook needed more than {mb:,} MB of memory",
+    "page_failed": "showing your notebook failed",
 }
 
 

@@ -569,7 +569,14 @@ class PageExporter(HTMLExporter):
             return highlight(source, language, metadata)
         return highlight_code
 
-    def from_notebook_node(self, nb, resources=None, **kw):
+    page_seconds = Float(budgets.FEEDBACK_PAGE, help="Seconds to render one feedback page; past them the page is "
+                         "replaced by a short one that says so, with the scores (0: no bound)").tag(config=True)
+    student_seconds = Float(budgets.FEEDBACK_STUDENT, help="Seconds of all one student's feedback pages of an "
+                            "assignment in one run; past them each further page is the short one").tag(config=True)
+    page_memory = Integer(budgets.FEEDBACK_MEMORY, help="Bytes of address space rendering one page may add to the "
+                          "process's own (0: no bound)").tag(config=True)
+
+    def _render(self, nb, resources, **kw):
         filters = self.filters
         self.filters = dict(filters, highlight_code=self._budgeted_highlight(nb))
         try:
@@ -579,6 +586,153 @@ class PageExporter(HTMLExporter):
         if "<head>" not in output:
             raise ValueError("the page template has no <head>: the content security policy cannot be set")
         return output.replace("<head>", f"<head>\n{CSP_META}", 1), resources
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        """The page, rendered in a child process within page_seconds, page_memory and what is left of the
+        student's student_seconds (issue 41): one student's notebook cannot hold the class's feedback longer.
+        Past a bound the page is a short one: a note saying it was cut and why, then the scores and checks."""
+        info = (resources or {}).get("nbgrader", {}) if isinstance(resources, dict) else {}
+        if not self.page_seconds or not hasattr(os, "fork"):
+            return self._render(nb, resources, **kw)
+        key = (info.get("assignment", ""), info.get("student", ""))
+        started = time.monotonic()
+        left = min(self.page_seconds, self.student_seconds - _FEEDBACK_SECONDS.get(key, 0.0))
+        try:
+            if left <= 0:
+                kind, value = "student", None
+            else:
+                self.template  # compiled once, here, not again in every child
+                kind, value = bounded_call(lambda: _picklable(self._render(nb, resources, **kw)), left, self.page_memory)
+            if kind == "ok":
+                return value
+            words = grader_text.words(info.get("assignment", ""))
+            why, said = {
+                "time": (words["page_time"].format(seconds=left), f"rendering it took longer than {left:g} s"),
+                "student": (words["page_student_time"].format(seconds=self.student_seconds),
+                            f"the student's pages had used their {self.student_seconds:g} s"),
+                "memory": (words["page_memory"].format(mb=self.page_memory // 2**20),
+                           f"rendering it needed more than {self.page_memory // 2**20:,} MB"),
+            }.get(kind, (words["page_failed"], f"rendering it failed: {value}"))
+            self.log.warning("Feedback page of %s/%s/%s cut: %s", key[1], key[0], info.get("notebook", "?"), said)
+            return self._short_page(nb, resources, words["page_cut"].format(why=why), said, **kw)
+        finally:
+            _FEEDBACK_SECONDS[key] = _FEEDBACK_SECONDS.get(key, 0.0) + time.monotonic() - started
+
+    def _short_page(self, nb, resources, note, said, **kw):
+        """The page of a notebook whose own page was cut: the note, then the graded cells with the student's
+        answers left out (the checks' sources and messages, the diagnosis), so the scores are still shown."""
+        small = nbformat.v4.new_notebook()
+        for name in ("kernelspec", "language_info"):
+            if isinstance(nb.get("metadata", {}).get(name), dict):
+                small.metadata[name] = nb.metadata[name]
+        small.cells.append(nbformat.v4.new_markdown_cell(note))
+        for cell in nb.get("cells", [])[:MAX_SHORT_PAGE_CELLS]:
+            meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell, dict) else None
+            if not isinstance(meta, dict) or cell.get("cell_type") not in ("code", "markdown") or not (
+                    meta.get("grade") or meta.get("solution") or meta.get("grade_id") == DIAGNOSIS_CELL):
+                continue
+            answer = bool(meta.get("solution"))
+            source = "" if answer else str(cell.get("source", ""))[:5_000]
+            if cell["cell_type"] == "markdown":
+                small.cells.append(nbformat.v4.new_markdown_cell(source, metadata={"nbgrader": meta}))
+                continue
+            outputs = [] if answer else [o for o in cell.get("outputs", []) if isinstance(o, dict)
+                                          and o.get("output_type") in ("error", "stream")][:5]
+            for output in outputs:
+                if output["output_type"] == "error":
+                    output.update(evalue=str(output.get("evalue", ""))[:2_000], traceback=[])
+                else:
+                    output["text"] = str(output.get("text", ""))[:2_000]
+            small.cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta}, outputs=outputs))
+        kind, value = bounded_call(lambda: _picklable(self._render(small, resources, **kw)), max(self.page_seconds, 5),
+                                   self.page_memory)
+        if kind == "ok":
+            output, resources = value
+        else:  # the short page could not be made either: the note alone
+            output = (f"<!DOCTYPE html>\n<html><head>\n<meta charset='utf-8'>\n<title>Feedback</title></head><body>"
+                      f"<p>{html.escape(note.replace('**', ''))}</p></body></html>")
+        output = output.replace("<head>", f"<head>\n{CSP_META}", 1) if CSP_META not in output else output
+        return output.replace("<head>", f"<head>\n<meta name='{PAGE_CUT_META}' content='{html.escape(said, quote=True)}'>",
+                              1), resources
+
+
+_FEEDBACK_SECONDS = {}  # (assignment, student): seconds spent on their feedback pages in this process
+MAX_SHORT_PAGE_CELLS = 2_000  # cells of a notebook read for its short page (the course's have 46)
+PAGE_CUT_META = "grader-cut-page"  # <meta name=... content="why"> on a cut page, for the class report
+
+
+def _picklable(rendered):
+    """(page, resources) with only the resources that can come back from a child (nbgrader writes the page from
+    its unique_key, output_extension, nbgrader and outputs; nbconvert adds functions, which cannot)."""
+    import pickle
+
+    output, resources = rendered
+    kept = {}
+    for key, value in (resources or {}).items():
+        try:
+            pickle.dumps(value)
+        except Exception:  # noqa: BLE001 - a function or the like, used while rendering only
+            continue
+        kept[key] = value
+    return output, kept
+
+
+def bounded_call(function, seconds, memory=0):
+    """Run ``function()`` in a forked child within ``seconds`` of wall clock and ``memory`` bytes of address space
+    over this process's own; return ("ok", its value), or ("time" | "memory" | "error", why). The child's value
+    comes back pickled; the child is killed past the time."""
+    import pickle
+    import resource
+    import select
+    import signal
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        try:
+            os.close(read)
+            if memory:
+                with open("/proc/self/statm") as f:
+                    own = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+                _, hard = resource.getrlimit(resource.RLIMIT_AS)
+                limit = own + memory if hard == resource.RLIM_INFINITY else min(own + memory, hard)
+                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+            try:
+                payload = pickle.dumps(("ok", function()), protocol=pickle.HIGHEST_PROTOCOL)
+            except MemoryError:
+                payload = pickle.dumps(("memory", None))
+            except BaseException as e:  # noqa: BLE001 - the parent says what failed
+                payload = pickle.dumps(("error", f"{type(e).__name__}: {str(e)[:500]}"))
+            with os.fdopen(write, "wb") as out:
+                out.write(payload)
+        finally:
+            os._exit(0)
+    os.close(write)
+    chunks, deadline, finished = [], time.monotonic() + seconds, False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([read], [], [], left)
+            if ready:
+                chunk = os.read(read, 1 << 20)
+                if not chunk:
+                    finished = True
+                    break
+                chunks.append(chunk)
+    finally:
+        os.close(read)
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if not finished:
+        return "time", None
+    try:
+        return pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - a child ended by the kernel (out of memory) sends nothing readable
+        return ("memory" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL else "error",
+                f"the page's process ended ({status})")
 
 
 _GRADING_SECONDS = {}  # ResilientExecute._student_seconds without an exporter

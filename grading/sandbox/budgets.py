@@ -17,3 +17,10 @@ INTERRUPT_GRACE = 3  # seconds a timed-out cell or check gets to stop after the 
 NOTEBOOK = 60  # seconds of one notebook's cells and checks
 STUDENT = 150  # seconds of all notebooks of one student's assignment
 DEADLINE = 2 * STUDENT  # seconds `make grade` gives one student before it stops their worker
+
+# Feedback (issue 41): each page is rendered in a child process with these bounds (PageExporter: page_seconds,
+# student_seconds, page_memory); past them the page is replaced by a short one that says it was cut, with the scores.
+# An honest page takes about 1 s and 100 MB; 1.5 MB of student markdown output took 13 s.
+FEEDBACK_PAGE = 20  # seconds to render one feedback page
+FEEDBACK_STUDENT = 45  # seconds of all one student's feedback pages of an assignment in one run
+FEEDBACK_MEMORY = 1024 * 2**20  # bytes of address space a page's rendering may add

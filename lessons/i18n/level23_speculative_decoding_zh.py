@@ -405,6 +405,11 @@ GRADER = {
     "timeout_interrupted": "这个单元格运行超过了 {seconds} 秒，已被中断",
     "notebook_budget": "这个 notebook 的批改时限（{seconds:g} 秒）已用完",
     "student_budget": "这名学生这份作业的批改时限（{seconds:g} 秒，所有 notebook 合计）已用完",
+    "page_cut": "**批改程序截断了这个反馈页面**：{why}。下面仍列出你的得分和各项检查，但不显示你自己的单元格。",
+    "page_time": "显示你的 notebook 超过了 {seconds:g} 秒",
+    "page_student_time": "你这份作业的反馈页面已经用了 {seconds:g} 秒",
+    "page_memory": "显示你的 notebook 需要超过 {mb:,} MB 内存",
+    "page_failed": "显示你的 notebook 时出错",
 }
 
 # What the student finds where a solution was (nbgrader's ClearSolutions.code_stub, in this edition).

@@ -1,0 +1,96 @@
+"""Feedback has a per-student budget (issue 41 item 3), checked with the real `nbgrader generate_feedback` CLI.
+
+Each page is rendered in a child process within PageExporter.page_seconds (and the student's student_seconds, and
+page_memory); past a bound the page is replaced by a short one: a note on top saying it was cut and why, in the
+edition's language, then the scores and checks, without the student's own cells. make grade's class report names
+every cut page.
+
+The course: an honest student and an attacker in notebook 02 of Level 23, English and Chinese editions. The attacker's
+two extra cells display 37 markdown outputs of 20,000 characters each (1.5 MB, within every output cap): rendering
+that page took 8 s (1.2 s the honest one). A slow page is simulated here by a bound shorter than any page takes, so
+the test does not rest on timing; the bound itself is tested on a function that never returns.
+"""
+import json
+import time
+
+import pytest
+
+from grading import ASSIGNMENT, pipeline
+from grading.build import catalogue
+
+ZH = "level23_speculative_decoding_zh"
+NB2 = "02_reject_and_break"
+MARKDOWN_FLOOD = """
+from IPython.display import Markdown, display
+_md = ("*a* _b_ `c` [d](e) " * 1200)[:19_900]
+for _ in range(37):
+    display(Markdown(_md))
+"""
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    course = pipeline.make_course(tmp_path_factory.mktemp("feedback_budget"))
+    right = catalogue.parse(catalogue.answers_dir() / NB2 / "correct_while_loop.py").code
+    for assignment in (ASSIGNMENT, ZH):
+        pipeline.nbgrader(course, "generate_assignment", assignment, "--force")
+        release = course / "release" / assignment
+        catalogue.write_submission(course / "submitted", "honest", NB2, right, release, assignment)
+        path = catalogue.write_submission(course / "submitted", "flood", NB2, right, release, assignment)
+        nb = json.loads(path.read_text())
+        nb["cells"] += [{"cell_type": "code", "id": f"flood{i}", "metadata": {}, "execution_count": None,
+                         "outputs": [], "source": MARKDOWN_FLOOD} for i in range(2)]
+        path.write_text(json.dumps(nb))
+        pipeline.nbgrader(course, "autograde", assignment)
+    return course
+
+
+def page(course, student, assignment):
+    return (course / "feedback" / student / assignment / f"{NB2}.html").read_text()
+
+
+def test_every_page_past_its_bound_is_a_short_page_with_the_scores_in_the_editions_words(course):
+    from grading import grade, report
+
+    for assignment in (ASSIGNMENT, ZH):
+        started = time.monotonic()
+        proc = pipeline.nbgrader(course, "generate_feedback", assignment, "--force",
+                                 "--PageExporter.page_seconds=0.01")
+        assert time.monotonic() - started < 60, "the pages are bounded: two short pages, not two full ones"
+        assert "Feedback page of flood/" in proc.stderr and "cut: rendering it took longer than" in proc.stderr
+        for student in ("honest", "flood"):
+            shown = page(course, student, assignment)
+            assert "<meta name='grader-cut-page' content='rendering it took longer than 0.01 s'>" in shown
+            assert len(shown) < len(page(course, "honest", assignment)) + 100_000
+            assert "_b_" not in shown and "<em>b</em>" not in shown  # none of the student's own cells
+            assert "19 / 19" in shown or "19.0 / 19.0" in shown, "the score is still shown"
+        if assignment == ZH:
+            assert "批改程序截断了这个反馈页面" in shown and "The grader cut" not in shown
+        else:
+            assert "The grader cut this feedback page" in shown
+    cut = grade.cut_notebooks(course)
+    assert cut[f"flood/{ZH}/{NB2}"] == "its feedback page was cut: rendering it took longer than 0.01 s", cut
+    listed = report.write(course, None, {}, cut).read_text()
+    assert "feedback pages cut" in listed and f"flood/{ASSIGNMENT}/{NB2}" in listed
+
+
+def test_within_its_bound_the_page_is_the_full_page(course):
+    for assignment in (ASSIGNMENT, ZH):
+        pipeline.nbgrader(course, "generate_feedback", assignment, "--force")
+    for student in ("honest", "flood"):
+        shown = page(course, student, ASSIGNMENT)
+        assert "grader-cut-page" not in shown
+    assert "_b_" in page(course, "flood", ASSIGNMENT)  # the student's own output, shown
+    from grading import grade
+
+    assert not grade.cut_notebooks(course), "no page cut, none named"
+
+
+def test_the_bound_ends_a_render_that_never_returns():
+    from grading.plugins.preprocessors import bounded_call
+
+    started = time.monotonic()
+    assert bounded_call(lambda: time.sleep(600), 1) == ("time", None)
+    assert time.monotonic() - started < 30
+    assert bounded_call(lambda: bytearray(800 * 2**20), 30, memory=200 * 2**20)[0] == "memory"
+    assert bounded_call(lambda: ("page", {"nbgrader": {}}), 30) == ("ok", ("page", {"nbgrader": {}}))
