@@ -149,9 +149,108 @@ def _from_p(draft_probs, target_probs, draft_tokens):
     return tokens + [int(torch.multinomial(target_probs[len(draft_tokens)], 1))]
 
 
-def test_alpha_rises_as_the_temperature_falls_from_one(pair):
-    alphas = [sp.measure_alpha(*pair, sp.PROMPT, 200, t) for t in (1.0, 0.7, 0.4, 0.0)]
-    assert alphas == sorted(alphas), alphas
+class Recorded:
+    """The target, recording the ids of every call."""
+
+    def __init__(self, target):
+        self.target, self.ids = target, []
+
+    def forward_cached(self, ids, cache):
+        self.ids.append([int(i) for i in ids])
+        return self.target.forward_cached(ids, cache)
+
+
+def test_alpha_is_measured_on_the_same_prefixes_at_every_temperature(pair):
+    target, bigram = pair
+    texts = sp.fixed_texts(target, count=2, n=60)
+    assert texts == sp.fixed_texts(target, count=2, n=60, seed=0)  # fixed: the same texts every time
+    recorded = Recorded(target)
+    temperatures = (1.5, 1.0, 0.4, 0.0)
+    table = sp.alpha_on_texts(recorded, bigram, texts, temperatures)
+    assert recorded.ids == [t[:-1] for t in texts]  # one call per text, whatever the temperatures
+    for t in temperatures:  # each alpha is beta's mean over the same prefixes, one cached call at a time
+        for ids, alpha in zip(texts, table[t]):
+            cache, betas = tiny_lm.KVCache(), []
+            target.forward_cached(ids[:len(sp.PROMPT) - 1], cache)
+            for i in range(len(sp.PROMPT) - 1, len(ids) - 1):
+                p = tiny_lm.rows(target.forward_cached([ids[i]], cache), t)[0]
+                q = tiny_lm.rows(bigram.logits(ids[i])[None], t)[0]
+                betas.append(float(torch.minimum(p, q).sum()))
+            assert len(betas) == 60 and abs(alpha - sum(betas) / len(betas)) < 1e-5, (t, alpha)
+
+
+def test_alpha_falls_as_the_temperature_falls_on_fixed_prefixes_and_is_agreement_at_zero(pair):
+    target, bigram = pair
+    texts = sp.fixed_texts(target)
+    table = sp.alpha_on_texts(target, bigram, texts, (1.5, 1.0, 0.7, 0.4, 0.0))
+    means = [sum(v) / len(v) for v in table.values()]
+    assert means == sorted(means, reverse=True), means  # what the notebook's reading says, on this pair
+    agree = []
+    for ids in texts:
+        logits = target.forward_cached(ids[:-1], tiny_lm.KVCache())[len(sp.PROMPT) - 1:]
+        top = bigram.log_probs[torch.as_tensor(ids[len(sp.PROMPT) - 1:-1])].argmax(-1)
+        agree.append(float((logits.argmax(-1) == top).float().mean()))
+    assert abs(means[-1] - sum(agree) / len(agree)) < 1e-6
+
+
+def test_the_own_text_at_low_temperature_is_mostly_spaces(pair):
+    """Why the notebook measures alpha on fixed prefixes: the target's own greedy text degenerates."""
+    alpha, tokens = sp.own_text(*pair, sp.PROMPT, 200, 0.0)
+    char, share = sp.most_common_share(tiny_lm.decode(tokens))
+    assert char == " " and share > 0.9 and alpha > 0.9
+    assert sp.measure_alpha(*pair, sp.PROMPT, 200, 0.0) == alpha
+
+
+def test_acceptance_counts_only_checked_drafts(pair):
+    target, bigram = pair
+    scripted = iter([[7], [1, 2, 9], [1, 2, 3, 4, 5], [1, 8]])  # rejected at 0; at 2; all accepted (bonus); at 1
+
+    def verify(target, cache, last_token, draft_tokens, draft_probs, temperature):
+        target.forward_cached([last_token] + list(draft_tokens), cache)
+        tokens = next(scripted)
+        cache.crop(cache.length - len(draft_tokens) - 1 + len(tokens))
+        return tokens
+
+    run = sp.speculative_generate(target, bigram, sp.PROMPT, 11, 4, 1.0, verify)
+    assert (run.steps, run.emitted, run.drafted, run.accepted, run.checked) == (4, 11, 16, 7, 1 + 3 + 4 + 2)
+    assert run.acceptance == 7 / 10 and run.tokens == [7, 1, 2, 9, 1, 2, 3, 4, 5, 1, 8]
+
+
+def test_plain_run_is_plain_generate_with_its_calls_timed(pair):
+    target, _ = pair
+    run = sp.plain_run(target, sp.PROMPT, 30, 1.0, seed=3)
+    assert run.tokens == tiny_lm.plain_generate(target, sp.PROMPT, 30, 1.0, seed=3).tokens
+    assert run.target_calls == run.steps == run.emitted == 30 and 0 < run.call_seconds < run.seconds
+
+
+def test_the_timing_helper_interleaves_and_turns_the_order_round():
+    order = []
+    jobs = {name: (lambda r, name=name: order.append((name, r)) or (name, r)) for name in ("a", "b", "c")}
+    kept = sp.interleave(jobs, repeats=3, warmup=1)
+    assert [name for name, _ in order] == list("abc" "cba" "abc" "cba")
+    assert [r for _, r in order] == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 3
+    assert kept == {name: [(name, r) for r in (1, 2, 3)] for name in "abc"}  # the warm-up round is dropped
+    assert sp.spread([3, 1, 2]) == (1, 2, 3)
+
+
+def test_forward_times_take_turns_and_keep_every_call(pair, monkeypatch):
+    target, _ = pair
+    sizes = []
+    real = type(target).forward_cached
+    monkeypatch.setattr(type(target), "forward_cached", lambda self, ids, cache: sizes.append(len(ids)) or real(self, ids, cache))
+    times = sp.forward_times(target, positions=(1, 5), repeats=4)
+    assert sizes[0] > 5 and sizes[1:] == [1, 5, 5, 1] * 4 + [1, 5]  # the prompt, 5 warm-up rounds, 4 kept ones
+    assert set(times) == {1, 5} and all(len(v) == 4 and min(v) > 0 for v in times.values())
+
+
+def test_the_speed_report_adds_up(pair):
+    target, bigram = pair
+    report = sp.speed_report(target, bigram, reference_verify, k=3, n=40, repeats=2)
+    assert len(report.plain) == len(report.fast) == 2
+    assert abs(report.step - (report.call_k + 3 * report.draft_token + report.rest)) < 0.3 * report.step
+    assert all(r.checked <= r.drafted and r.accepted <= r.checked for r in report.fast)
+    lines = report.lines()
+    assert len(lines) == 8 and "Theorem 3.8" in lines[2] and "checked" in lines[3]
 
 
 PAIR_CHECKS = {  # grade id: (the case, the check), as notebook 03's test cells call them

@@ -145,25 +145,42 @@ TEXT = {
         "tokens per target call: counted {counted} ± {error} (standard error, {steps} steps), formula (1 - α^(K+1)) / (1 - α) = {formula}",
         "not timed: with an assumed c = {c} these counts would give {counted}× (formula {formula}×); for these two table look-ups c is about 1",
     ],
-    "alpha_axes": ["temperature T (both models)", "measured alpha", "the real pair: alpha against T"],
+    "alpha_axes": ["temperature T (both models)", "measured alpha", "the real pair: alpha against T",
+                   "fixed prefixes (the same at every T)", "the target's own text at T"],
+    "forward_lines": [
+        "one call, {n} position(s), {calls} calls: min {low} ms, median {median} ms, max {high} ms",
+        "{n} positions against {first}, call by call: median {ratio} times as long (min {low}, max {high})",
+    ],
+    "greedy_lines": [
+        "greedy text after {prompt} ({n} tokens):",
+        "    its commonest character, {char}, is {share} of it",
+        "timed on {prompt}: speculative gives the same tokens as plain in every run: {same}",
+        "plain:       {runs} runs, min {low} ms, median {median} ms, max {high} ms",
+        "speculative: K = {k}, min {low} ms, median {median} ms, max {high} ms",
+        "speed-up per run: median {median}x (min {low}, max {high}); {per_call} tokens per target call, "
+        "{accepted} of {checked} checked drafts accepted ({drafted} drafted)",
+    ],
     "pair_report": [
-        "measured c = {c} (one draft token's time / one target call's time), alpha = {alpha} at T = {temperature}, K = {k}",
-        "formula:  {tokens} tokens per target call, speed-up {speedup}x",
-        "measured: {tokens} tokens per target call ({accepted} of {drafted} drafts accepted); plain {plain} s, "
-        "speculative {fast} s for {n} tokens: speed-up {speedup}x",
+        "{runs} runs of {n} tokens each at T = {temperature}, plain and speculative (K = {k}) taking turns; medians over the runs:",
+        "c = {c}: one draft token {draft} ms over one target call of 1 position {call} ms (both timed inside the runs); "
+        "alpha = {alpha} over {positions} prefixes of the target's own text at this T",
+        "formula (Theorem 3.8): {tokens} tokens per step, a step costs K·c + 1 = {cost} target calls: speed-up {speedup}x",
+        "measured: {tokens} tokens per step; {accepted} of {checked} checked drafts accepted ({rate}); "
+        "{unchecked} more drafts came after a rejection and were never checked",
+        "one step takes {step} ms = {tokens} plain tokens (a plain token takes {plain} ms, its call {call} ms), made of:",
+        "    drafting {k} tokens {draft} ms; the call of {positions} positions {call} ms ({ratio} times a call of 1); "
+        "the rest (rows, speculative_step, crop, the loop) {rest} ms",
+        "so {tokens} tokens for the time of {cost} plain tokens: {explained}x; measured speed-up per run: "
+        "median {median}x (min {low}, max {high})",
         "the price: the target computed {positions} positions per emitted token (plain: 1.00)",
     ],
     "say": {
         "pair_sizes": "target: {parameters} parameters; draft: a {rows} x {columns} bigram table",
         "not_timed": "Not timed while grading: timings depend on the machine, and nothing here is graded.",
-        "call_1": "one call, 1 position:  {ms:.2f} ms",
-        "call_5": "one call, 5 positions: {ms:.2f} ms  ({ratio:.2f} times as long, for 5 rows)",
         "not_timed_short": "Not timed while grading.",
-        "same_tokens": "token for token the same: {same}",
-        "plain_vs_fast": "plain: {plain:.3f} s, {plain_calls} calls;  speculative: {fast:.3f} s, {fast_calls} calls "
-                         "({per_call:.2f} tokens per call)",
         "not_measured": "Not measured while grading.",
-        "alpha_at": "T = {temperature:.1f}: alpha = {alpha:.3f}",
+        "alpha_at": "T = {temperature:.1f}: alpha = {alpha:.3f} on the fixed prefixes ({texts} texts: {low:.3f} to "
+                    "{high:.3f});  on the target's own text at this T: {own:.3f}, and {char} is {share:.0%} of that text",
         "derivation": "min(p, q)      = {accept}   alpha = {alpha}\nP(reject)      = {reject} = sum of max(0, p - q) = {leftover}\nresidual       = {residual}\nmin + P(reject) * residual = {total}   p = {p}",
         "one_draw": "one draw: {tensor} -> {item}",
         "draw_shares": "shares of 10,000 draws: {shares}",

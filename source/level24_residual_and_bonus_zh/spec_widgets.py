@@ -164,24 +164,38 @@ TEXT = {
     "alpha_axes": [
         "温度 T（两个模型相同）",
         "测得的 α",
-        "一对真实模型：α 随 T 的变化"
+        "一对真实模型：α 随 T 的变化",
+        "固定前缀（每个 T 都相同）",
+        "目标模型在该 T 下自己的文本"
+    ],
+    "forward_lines": [
+        "一次调用，{n} 个位置，{calls} 次调用：最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
+        "{n} 个位置对 {first} 个位置，逐次相比：中位数是其 {ratio} 倍（最小 {low}，最大 {high}）"
+    ],
+    "greedy_lines": [
+        "{prompt} 之后的贪心文本（{n} 个 token）：",
+        "    其中最常见的字符 {char} 占 {share}",
+        "在 {prompt} 上计时：每次运行中投机解码都给出与普通生成相同的 token：{same}",
+        "普通生成：{runs} 次运行，最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
+        "投机解码：K = {k}，最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
+        "每次运行的加速比：中位数 {median}×（最小 {low}，最大 {high}）；每次目标模型调用 {per_call} 个 token，检查过的 {checked} 个草稿中接受 {accepted} 个（共提出 {drafted} 个）"
     ],
     "pair_report": [
-        "测得 c = {c}（一个草稿 token 的用时 / 一次目标模型调用的用时），T = {temperature} 时 α = {alpha}，K = {k}",
-        "公式：每次目标模型调用 {tokens} 个 token，加速比 {speedup}×",
-        "实测：每次目标模型调用 {tokens} 个 token（{drafted} 个草稿中接受 {accepted} 个）；生成 {n} 个 token，普通生成 {plain} 秒，投机解码 {fast} 秒：加速比 {speedup}×",
+        "T = {temperature} 下 {runs} 次运行，每次 {n} 个 token，普通生成和投机解码（K = {k}）轮流进行；以下是各次运行的中位数：",
+        "c = {c}：一个草稿 token {draft} 毫秒，除以一次只带 1 个位置的目标模型调用 {call} 毫秒（两者都在运行中计时）；α = {alpha}，取自目标模型在该 T 下自己文本的 {positions} 个前缀",
+        "公式（定理 3.8）：每步 {tokens} 个 token，一步的代价为 K·c + 1 = {cost} 次目标模型调用：加速比 {speedup}×",
+        "实测：每步 {tokens} 个 token；检查过的 {checked} 个草稿中接受 {accepted} 个（{rate}）；另有 {unchecked} 个草稿在拒绝之后，从未被检查",
+        "一步用时 {step} 毫秒 = {tokens} 个普通 token（一个普通 token 用时 {plain} 毫秒，其中调用 {call} 毫秒），其构成：",
+        "    提出 {k} 个草稿 {draft} 毫秒；带 {positions} 个位置的调用 {call} 毫秒（是只带 1 个位置的调用的 {ratio} 倍）；其余部分（算行、speculative_step、裁剪、循环）{rest} 毫秒",
+        "所以 {tokens} 个 token 花了 {cost} 个普通 token 的时间：{explained}×；每次运行实测的加速比：中位数 {median}×（最小 {low}，最大 {high}）",
         "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
     ],
     "say": {
         "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} × {columns} 的二元（bigram）表",
         "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
-        "call_1": "一次调用，1 个位置：{ms:.2f} 毫秒",
-        "call_5": "一次调用，5 个位置：{ms:.2f} 毫秒（算 5 行，用时是前者的 {ratio:.2f} 倍）",
         "not_timed_short": "批改时不计时。",
-        "same_tokens": "逐个 token 相同：{same}",
-        "plain_vs_fast": "普通生成：{plain:.3f} 秒，{plain_calls} 次调用；投机解码：{fast:.3f} 秒，{fast_calls} 次调用（每次调用 {per_call:.2f} 个 token）",
         "not_measured": "批改时不测量。",
-        "alpha_at": "T = {temperature:.1f}：α = {alpha:.3f}",
+        "alpha_at": "T = {temperature:.1f}：固定前缀上 α = {alpha:.3f}（{texts} 段文本：{low:.3f} 到 {high:.3f}）；目标模型在该 T 下自己的文本上 α = {own:.3f}，{char} 占这段文本的 {share:.0%}",
         "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
         "one_draw": "抽取一次：{tensor} -> {item}",
         "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
