@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/grading_speed.py --quick           (N=10, the two main rows only, 3 rounds, no scale run)
     ... [--rounds=R]                                               (R rounds, each between two floors: medians)
     .venv/bin/python benchmarks/grading_speed.py --profile [N]     (one worker grading N=20 under py-spy: the phase table)
+    ... --assignment=level24_residual_and_bonus                    (Level 24's three notebooks instead of Level 23's two)
 
 Every row grades the same N submissions (a mix of right and wrong answers from answers/,
 both notebooks each) in a fresh temporary course: the parallel grader (`make grade`'s
@@ -27,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grading import ASSIGNMENT, NOTEBOOKS, grade, pipeline  # noqa: E402
+from grading import ASSIGNMENT, ASSIGNMENTS, NOTEBOOKS, grade, pipeline  # noqa: E402
 from grading.build import catalogue
 from grading.sandbox import kernels as sandbox
 from grading.plugins import speedups
@@ -73,11 +74,11 @@ def measure(fn):
 
 def make_class(root, n):
     course = pipeline.make_course(root)
-    picks = {nb: cycle(catalogue.load(nb)) for nb in NOTEBOOKS}
+    picks = {nb: cycle(catalogue.load(nb, assignment=ASSIGNMENT)) for nb in NOTEBOOKS}
     for k in range(n):
         for nb in NOTEBOOKS:
             catalogue.write_submission(course / "submitted", f"student{k:03d}", nb, next(picks[nb]).code,
-                                       ROOT / "release" / ASSIGNMENT)
+                                       ROOT / "release" / ASSIGNMENT, ASSIGNMENT)
     pipeline.nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
     return course
 
@@ -119,7 +120,8 @@ MAKE_GRADE = f"make grade ({grade.default_workers()} workers, forked, sandbox)"
 
 def parallel(course, workers=None):
     workers = workers or grade.default_workers()
-    return lambda: grade.run_workers(course, grade.students(course), workers, grade.default_db_url(course), echo=False)
+    return lambda: grade.run_workers(course, grade.students(course, ASSIGNMENT), workers, grade.default_db_url(course),
+                                     echo=False, assignment=ASSIGNMENT)
 
 
 def plain(course):
@@ -298,6 +300,10 @@ if __name__ == "__main__":
         profile(int(rest[0]) if rest else 20)
         sys.exit()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    chosen = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--assignment=")), ASSIGNMENT)
+    if chosen not in ASSIGNMENTS:
+        sys.exit(f"--assignment: one of {', '.join(ASSIGNMENTS)}")
+    ASSIGNMENT, NOTEBOOKS = chosen, ASSIGNMENTS[chosen]
     quick = "--quick" in sys.argv
     option = lambda name, default: next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith(f"--{name}=")),  # noqa: E731
                                         default)

@@ -344,3 +344,25 @@ def test_the_probe_tells_a_cache_of_the_right_length_with_a_wrong_position():
     case = sc.pair_case("cache")
     problem = sc.cache_problem(sc.pair_steps(swapped_position, case), case)
     assert problem is not None and "not the text's" in problem
+
+
+@pytest.mark.parametrize("body,error,where", [
+    # start read after the call: the crop asks for more positions than the cache holds
+    ("logits = target.forward_cached([last_token] + list(draft_tokens), cache)\n    start = cache.length\n"
+     "    tokens = speculative_step(draft_probs, rows(logits, temperature), draft_tokens)\n"
+     "    cache.crop(start + len(tokens))", "ValueError", "crop"),
+    # log-probabilities for probabilities: torch.multinomial refuses the negative row inside the step
+    ("start = cache.length\n    logits = target.forward_cached([last_token] + list(draft_tokens), cache)\n"
+     "    tokens = speculative_step(draft_probs, torch.log_softmax(logits, -1), draft_tokens)\n"
+     "    cache.crop(start + len(tokens))", "RuntimeError", "speculative_step"),
+])
+def test_an_error_inside_verify_drafts_is_named_by_type_and_where(body, error, where):
+    """The diagnosis of notebook 03 says which error was raised and where in the step (never its message), both
+    languages; the failed checks say it too."""
+    import mutants
+    from grading.judge import rules
+    code = ("def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperature):\n    " + body
+            + "\n    return tokens\n")
+    judge, line = mutants.grade(code, "level24_residual_and_bonus", "03_real_pair")
+    assert judge.failed and f"raises {error} in {where}" in line, line
+    assert rules.pair_raised(judge.calls, "zh").startswith(f"你的 verify_drafts 在 {where} 中抛出 {error}")
