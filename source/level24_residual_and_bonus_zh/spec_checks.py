@@ -1265,9 +1265,17 @@ def reference_step(state):
 def probe(state, kept):
     """The target's logits after the state's text plus ``kept`` (the positions a right cache holds after the step,
     but last_token), for the last token: what the kernel's probe of the student's cache must give."""
-    module, target, _ = _tiny_lm()
-    logits, cache = _pair_logits(state, kept[:-1])
-    return target.forward_cached(kept[-1:], cache)[0]
+    key = (tuple(state.ids), tuple(kept))  # the probe depends on the text and what was kept only
+    if key not in _PROBES:  # a right answer's probe is the same in every notebook a grading process grades
+        if _count(_PROBES) > 4096:
+            _PROBES.clear()
+        module, target, _ = _tiny_lm()
+        logits, cache = _pair_logits(state, kept[:-1])
+        _PROBES[key] = target.forward_cached(kept[-1:], cache)[0]
+    return _PROBES[key]
+
+
+_PROBES = {}
 
 
 # ---- building the states (the grader builds every case of the checks; the kernel only for the visible test)
