@@ -129,10 +129,13 @@ def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperat
 # %% [markdown] l10n="visible-test"
 # ## Visible test
 #
-# The test builds four states of one step, each on a fresh cache, and runs your `verify_drafts`
+# The test builds six states of one step, each on a fresh cache, and runs your `verify_drafts`
 # once on each: three greedy ones (temperature 0: every row is one-hot at its most likely token)
-# where every draft, all but the last, and none agree with the target, and one at temperature 0.7
-# whose coin `r` rejects a draft in the middle. On each it checks one target call of `K + 1`
+# where every draft, all but the last, and none agree with the target; two at temperature 0.7, one
+# whose coin `r` rejects a draft in the middle and one where every draft is accepted; and one with
+# no drafts (`K = 0`) at temperature 1. Above temperature 0 the scripted `torch.multinomial` hands
+# out a likely token that is not the most likely one, so a step that samples and a step that takes
+# the argmax tell themselves apart. On each state it checks one target call of `K + 1`
 # positions on the cache, the cache's length and contents after the step (the next call on it must
 # give the text's rows), the tokens, and the row handed to `torch.multinomial`, all against the
 # reference step on the same state.

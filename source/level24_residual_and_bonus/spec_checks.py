@@ -183,7 +183,7 @@ TEXT = {
         "n1_passed": "Visible test passed: [0, 2], one multinomial call on the residual [0.75, 0, 0.25, 0], after "
                      "the coin.",
         "n3_passed": "Visible test passed: on {steps} steps, one target call of K + 1 positions each, the cache left "
-                     "holding the text, the step's tokens, and at temperature 0.7 the right row for torch.multinomial.",
+                     "holding the text, the step's tokens, and above temperature 0 the right row for torch.multinomial.",
         "n2_passed": "Visible test passed: [0, 2] after a rejection, [0, 1, 3] with the bonus from target_probs[2].",
         "never_called_after_reject": "torch.multinomial was never called after the rejection",
         "called_without_reject": "torch.multinomial was called {count} time(s) although nothing was rejected",
@@ -1342,7 +1342,8 @@ def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None
     """A state after ``prompt``. At temperature 0 the first ``agree`` drafts are the target's own greedy tokens (all
     of them when ``agree`` is None or >= k), the next one another likely token, the rest the bigram's greedy chain,
     each row one-hot at its draft; above 0, drafts sampled from the bigram's rows at the temperature (torch generator
-    ``seed``). The pick is the reference's most likely new token, so at temperature 0 it is greedy decoding's."""
+    ``seed``). The pick is the reference's new token: at temperature 0 greedy decoding's, above it a likely one that is
+    not the most likely where one has 2 % or more."""
     module, _, bigram = _tiny_lm()
     ids = module.encode(prompt)
     drafts, rows_q = [], []
@@ -1376,7 +1377,11 @@ def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None
             break
         state.r = (state.r + 0.0137) % 1.0
     n, weights = step_model(p, q, drafts, state.r)
-    state.pick = _int(weights.argmax())
+    # the pick: at temperature 0 the row's one token; above it the second most likely token with a chance of at least
+    # 2 % (else the most likely), so a step that takes the argmax instead of sampling differs from one that samples
+    ranked = weights.argsort(descending=True).tolist()
+    second = ranked[1] if temperature > 0 and _float(weights[ranked[1]]) >= 0.02 else ranked[0]
+    state.pick = _int(second)
     if label is None:
         state.label = "empty" if k == 0 else "all" if n == k else "first" if n == 0 else "last" if n == k - 1 else "middle"
     if want is not None and state.label != want and seed < 400:  # the next seed's drafts, until the step does this
@@ -1398,7 +1403,8 @@ _PAIR_RECIPES = {
     # the visible test: greedy states where every draft, all but the last, and none agree; one sampled state
     "visible": lambda: ([make_state("def __init__(self, ", 4), make_state("def __init__(self, ", 4, agree=3),
                          make_state("    return ", 4, agree=0),
-                         make_state("import ", 4, 0.7, r=0.3, seed=3, want="middle")],),
+                         make_state("import ", 4, 0.7, r=0.3, seed=3, want="middle"),
+                         make_state("class ", 3, 0.7, r=0.1, seed=8, want="all"), make_state("    def ", 0, 1.0)],),
     "calls": lambda: ([make_state(p, 3, agree=a) for p, a in (("import ", 3), ("class ", 1), ("for key, value in ", 0))]
                       + [make_state("    def ", 3, 1.0, r=0.4, seed=5)],),
     "cache": lambda: ([make_state(p, 5, agree=a) for p, a in (("    return ", 4), ("        self.", 0),
