@@ -159,3 +159,51 @@ def test_l24_temperature_and_greedy_are_explained_and_corollary_3_9_is_a_quiz():
     assert '"Standardized Sampling"' in prose and "**one-hot rows**" in prose and "same temperature" in prose
     assert 'quiz("l24_some_k_helps")' in N2 and "show_best_k()" in N2
     assert "Corollary 3.9" in helper24("spec_widgets")
+
+
+# ------------------------------------------------------------------ notebook 03's experiments, read against the paper (issue 40)
+
+N3 = level24("03_real_pair")
+
+
+def markdown(text, cell):
+    """The prose of the markdown cell with l10n id ``cell``, on one line."""
+    return flat(text.split(f'# %% [markdown] l10n="{cell}"', 1)[1].split("# %%", 1)[0])
+
+
+def test_l24_n3_alpha_falls_with_the_temperature_on_fixed_prefixes_and_says_why():
+    reading = markdown(N3, "temperature-reading")
+    assert "rises on this pair" not in N3 and "greedy decoding speculates better than sampling" not in N3
+    assert "`α` **falls** as `T` falls on this pair" in reading and "agree at only about a third" in reading
+    assert "(Leviathan et al. 2023, Table 2)" in reading and "`α` = 0.75 at `T = 0` against 0.62 at `T = 1`" in reading
+    assert "fixed prefixes (the same at every T)" in helper24("spec_widgets")
+    assert "spec_pair.temperature_table(" in N3 and "measure_alpha(" not in N3  # not the target's own text alone
+
+
+def test_l24_n3_greedy_shows_its_text_and_calls_it_degenerate():
+    assert "spec_pair.greedy_lines(" in N3 and "every prompt we tried ends the same way" in markdown(N3, "faster")
+    assert "a best case of a degenerate text" in markdown(N3, "faster-reading")
+
+
+def test_l24_theorem_3_8_is_stated_with_its_condition_where_it_is_used():
+    for prose in (flat(N2), markdown(N3, "sampling")):
+        assert "Theorem 3.8" in prose and "Section 3.3" in prose and "run in parallel" in prose
+        assert "in the wall time of one" in prose
+
+
+def test_l24_n3_counts_acceptance_over_checked_drafts_and_times_interleaved():
+    assert "**checked** drafts" in markdown(N3, "sampling")
+    words = helper24("spec_widgets").split('"pair_report": [', 1)[1].split("],", 1)[0]
+    assert "of {checked} checked drafts accepted" in words and "of {drafted} drafts accepted" not in words
+    assert "take turns" in markdown(N3, "checking-is-free") and "spec_pair.speed_report(" in N3
+
+
+def test_l24_smaller_points_beta_simulate_best_k_float32():
+    prose1, prose2 = flat(N1), flat(N2)
+    assert "accepted with probability `β = Σ min(p, q)`" in prose1 and "`α = E(β)`" in prose1
+    assert "`α = Σ min(p, q)`" not in prose1
+    assert "## 100,000 steps of the course's `simulate`" in N2 and "the course's vectorised `simulate` (not your function)" in prose1
+    assert "the best is `K = 9` for `α = 0.75`" in prose2 and "`K = 6` for `α = 0.62`" in prose2
+    assert "for float32 rows and the float32 draws of `torch.rand`" in prose1 and "`10^16`" in prose1
+    speedup = lambda a, k, c: (1 - a ** (k + 1)) / ((1 - a) * (k * c + 1))  # noqa: E731 (Theorem 3.8)
+    assert [max(range(1, 30), key=lambda k: speedup(a, k, 0.02)) for a in (0.75, 0.62)] == [9, 6]

@@ -59,8 +59,10 @@ quiz("l24_guess")
 #    probability `min(1, p(x)/q(x))`. So token `x` comes out *as an accepted draft* with probability
 #    `q(x) · min(1, p(x)/q(x)) = min(p(x), q(x))`.
 # 2. **Rejecting.** Summed over all tokens, a draft is accepted with probability
-#    `α = Σ min(p, q)`, so a rejection happens with probability `1 - α`. Since `p` sums to 1,
-#    `1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`.
+#    `β = Σ min(p, q)`, so a rejection happens with probability `1 - β`. Since `p` sums to 1,
+#    `1 - Σ min(p, q) = Σ (p - min(p, q)) = Σ max(0, p - q)`. (`β` belongs to this one pair of
+#    rows, one prefix of the text: Leviathan et al. 2023 call it `β` (Definition 3.1) and keep `α`
+#    for its average over prefixes, `α = E(β)`, the number the speed-up formula of notebook 2 uses.)
 # 3. **The residual.** What each token still lacks is `p(x) - min(p(x), q(x)) = max(0, p(x) - q(x))`.
 #    Normalise it to a distribution, `residual(x) = max(0, p(x) - q(x)) / Σ max(0, p - q)`, and
 #    sample the correction from it. Then
@@ -72,13 +74,13 @@ quiz("l24_guess")
 # %%
 p, q = torch.tensor(LESSON_P), torch.tensor(LESSON_Q)
 accept = torch.minimum(p, q)
-alpha = accept.sum().item()
+beta = accept.sum().item()
 leftover = torch.clamp(p - q, min=0)
 residual = leftover / leftover.sum()
 rounded = lambda t: [round(x, 3) for x in t.tolist()]  # noqa: E731 (float32 prints 0.2 as 0.20000000298)
-print(say("derivation", accept=rounded(accept), alpha=round(alpha, 3), reject=round(1 - alpha, 3),
+print(say("derivation", accept=rounded(accept), alpha=round(beta, 3), reject=round(1 - beta, 3),
           leftover=round(leftover.sum().item(), 3), residual=rounded(residual),
-          total=rounded(accept + (1 - alpha) * residual), p=rounded(p)))
+          total=rounded(accept + (1 - beta) * residual), p=rounded(p)))
 
 # %% [markdown] l10n="bars"
 # Each token, as two bars: on the left what accepting gives (green) with the correction's share
@@ -126,8 +128,10 @@ for name, weights in ((say("all_zeros"), zeros), ("0 / 0", zeros / zeros.sum()))
 #
 # In float32 that can fail, because a softmax row sums to 1 only up to rounding. Take
 # `p = [0.5, 0.5]` and `q = [0.5, 0.50000006]` (one float32 step above 0.5). Token 1 has
-# `p/q = 0.99999988`, so a draw `r >= 0.99999988` rejects it (about once in 8 million draws), and
-# then `max(0, p - q)` is all zeros: the cell below shows it. The tests here never build such
+# `p/q = 0.99999988`, so a draw `r >= 0.99999988` rejects it (about once in 8 million draws, for
+# float32 rows and the float32 draws of `torch.rand`), and then `max(0, p - q)` is all zeros: the
+# cell below shows it. With Python floats (float64), rows that miss 1 by rounding miss it by about
+# `1e-16`, and such a rejection comes about once in `10^16` draws: far rarer, still not never. The tests here never build such
 # rows, so no guard is asked for. Production samplers do guard: vLLM's rejection sampler
 # (`_get_recovered_probs`, v0.6.3) clamps `p - q` at the smallest positive float instead of 0,
 # so an all-zero residual becomes uniform, a drift its own comment admits.
@@ -242,7 +246,7 @@ print(fit_line(counts, want))
 # %% [markdown] l10n="not-p"
 # This is not `p` itself, because here the drafted token is *given*. In a real step the draft
 # samples it from `q`, and then the emitted token follows `p` exactly: notebook 2 runs that
-# experiment 100,000 times.
+# experiment 100,000 times, with the course's vectorised `simulate` (not your function).
 
 # %% [markdown] l10n="hidden-checks"
 # ## Hidden checks

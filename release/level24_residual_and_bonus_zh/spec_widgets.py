@@ -70,9 +70,9 @@ TEXT = {
                 "0.3"
             ],
             "why": [
-                "正确：接受率 α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6，所以 P(拒绝) = 1 - 0.6 = 0.4。它也等于 Σ max(0, p - q) = 0.3 + 0.1。",
-                "不对：0.6 是 α = Σ min(p, q)，即接受的概率。拒绝的概率是 1 - α = 0.4。",
-                "不对：0.3 只是 token 0 的 max(0, p - q)。P(拒绝) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4。"
+                "这两行的接受率 β = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6，所以 P(拒绝) = 1 - 0.6 = 0.4。它也等于 Σ max(0, p - q) = 0.3 + 0.1。",
+                "0.6 是 β = Σ min(p, q)，即接受的概率。拒绝的概率是 1 - β = 0.4。",
+                "0.3 只是 token 0 的 max(0, p - q)。P(拒绝) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4。"
             ]
         },
         "l24_bonus_guess": {
@@ -124,7 +124,7 @@ TEXT = {
         "P(拒绝) · residual(x)",
         "合计"
     ],
-    "table_foot": "α = Σ min(p, q) = {alpha}，P(拒绝) = 1 - α = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
+    "table_foot": "β = Σ min(p, q) = {alpha}，P(拒绝) = 1 - β = {reject} = Σ max(0, p - q)。最后一列逐个 token 等于 p。",
     "bar_accepted": "被接受的草稿：min(p, q)",
     "bar_correction": "修正 token：P(拒绝) · residual(x)",
     "bar_target": "目标概率 p",
@@ -196,7 +196,7 @@ TEXT = {
         "not_timed_short": "批改时不计时。",
         "not_measured": "批改时不测量。",
         "alpha_at": "T = {temperature:.1f}：固定前缀上 α = {alpha:.3f}（{texts} 段文本：{low:.3f} 到 {high:.3f}）；目标模型在该 T 下自己的文本上 α = {own:.3f}，{char} 占这段文本的 {share:.0%}",
-        "derivation": "min(p, q)                 = {accept}   α = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
+        "derivation": "min(p, q)                 = {accept}   β = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
         "one_draw": "抽取一次：{tensor} -> {item}",
         "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
         "all_zeros": "全为零",

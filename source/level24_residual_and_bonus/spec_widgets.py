@@ -64,8 +64,8 @@ TEXT = {
             "question": "p = [0.5, 0.2, 0.2, 0.1] and q = [0.2, 0.5, 0.1, 0.2]. What is the probability that one drafted token is rejected?",
             "options": ["0.4", "0.6", "0.3"],
             "why": [
-                "Right: the acceptance rate is α = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6, so P(reject) = 1 - 0.6 = 0.4. It also equals Σ max(0, p - q) = 0.3 + 0.1.",
-                "Not quite: 0.6 is α = Σ min(p, q), the probability of accepting. A rejection has probability 1 - α = 0.4.",
+                "Right: the acceptance rate of these rows is β = Σ min(p, q) = 0.2 + 0.2 + 0.1 + 0.1 = 0.6, so P(reject) = 1 - 0.6 = 0.4. It also equals Σ max(0, p - q) = 0.3 + 0.1.",
+                "Not quite: 0.6 is β = Σ min(p, q), the probability of accepting. A rejection has probability 1 - β = 0.4.",
                 "Not quite: 0.3 is max(0, p - q) for token 0 alone. P(reject) = Σ max(0, p - q) = 0.3 + 0.1 = 0.4.",
             ],
         },
@@ -110,7 +110,7 @@ TEXT = {
         },
     },
     "table_head": ["token x", "p(x)", "q(x)", "accept: min(p, q)", "residual(x)", "P(reject) · residual(x)", "sum"],
-    "table_foot": "α = Σ min(p, q) = {alpha}, P(reject) = 1 - α = {reject} = Σ max(0, p - q). The last column equals p, token by token.",
+    "table_foot": "β = Σ min(p, q) = {alpha}, P(reject) = 1 - β = {reject} = Σ max(0, p - q). The last column equals p, token by token.",
     "bar_accepted": "accepted draft: min(p, q)",
     "bar_correction": "correction: P(reject) · residual",
     "bar_target": "target p",
@@ -181,7 +181,7 @@ TEXT = {
         "not_measured": "Not measured while grading.",
         "alpha_at": "T = {temperature:.1f}: alpha = {alpha:.3f} on the fixed prefixes ({texts} texts: {low:.3f} to "
                     "{high:.3f});  on the target's own text at this T: {own:.3f}, and {char} is {share:.0%} of that text",
-        "derivation": "min(p, q)      = {accept}   alpha = {alpha}\nP(reject)      = {reject} = sum of max(0, p - q) = {leftover}\nresidual       = {residual}\nmin + P(reject) * residual = {total}   p = {p}",
+        "derivation": "min(p, q)      = {accept}   beta = {alpha}\nP(reject)      = {reject} = sum of max(0, p - q) = {leftover}\nresidual       = {residual}\nmin + P(reject) * residual = {total}   p = {p}",
         "one_draw": "one draw: {tensor} -> {item}",
         "draw_shares": "shares of 10,000 draws: {shares}",
         "all_zeros": "all zeros",
