@@ -35,7 +35,7 @@ TEXT = {
     "fonts": [],
     "quiz": {
         "l24_pair_check": {
-            "question": "On this CPU, one call of the small target over 5 positions took about as long as over 1. Why, for this model?",
+            "question": "On this CPU, one call of the small target over 5 positions took only a little longer than over 1 (about 1.2 times, in the timing above). Why, for this model?",
             "options": [
                 "Reading the weights from memory dominates, as on the papers' accelerators",
                 "Most of a call is a fixed cost per call (Python and PyTorch setting up each operation), not arithmetic",
@@ -43,7 +43,7 @@ TEXT = {
             ],
             "why": [
                 "Not for this model: its weights (2.6 MB in float32) are read in well under a millisecond. Memory bandwidth is the reason for large models on accelerators; for this one the fixed cost of each call is.",
-                "Right: the timing above shows it: a call's time barely grows with its positions, so most of it is a cost per call (starting each of its many small operations). Either way, extra positions in the same call are nearly free.",
+                "Right: the timing above shows it: a call's time grows far more slowly than its positions, so most of it is a cost per call (starting each of its many small operations). Either way, extra positions in the same call are nearly free.",
                 "Not quite: the target computes every position it is given, the drafts included: that is the extra computation speculation pays (Leviathan et al. 2023, Theorem 3.11).",
             ],
         },
