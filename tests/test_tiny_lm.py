@@ -214,6 +214,8 @@ def test_acceptance_counts_only_checked_drafts(pair):
     run = sp.speculative_generate(target, bigram, sp.PROMPT, 11, 4, 1.0, verify)
     assert (run.steps, run.emitted, run.drafted, run.accepted, run.checked) == (4, 11, 16, 7, 1 + 3 + 4 + 2)
     assert run.acceptance == 7 / 10 and run.tokens == [7, 1, 2, 9, 1, 2, 3, 4, 5, 1, 8]
+    assert len(run.step_times) == 4 and all(0 < d and 0 < c and d + c <= total for d, c, total in run.step_times)
+    assert abs(sum(c for _, c, _ in run.step_times) - run.call_seconds) < 1e-9  # one call per step, each timed
 
 
 def test_plain_run_is_plain_generate_with_its_calls_timed(pair):

@@ -161,7 +161,8 @@ TEXT = {
         "{accepted} of {checked} checked drafts accepted ({drafted} drafted)",
     ],
     "pair_report": [
-        "{runs} runs of {n} tokens each at T = {temperature}, plain and speculative (K = {k}) taking turns; medians over the runs:",
+        "{runs} runs of {n} tokens each at T = {temperature}, plain and speculative (K = {k}) taking turns; each part of a "
+        "step below is its median over every step of every run (a plain token is one step):",
         "c = {c}: one draft token {draft} ms over one target call of 1 position {call} ms (both timed inside the runs); "
         "alpha = {alpha} over {positions} prefixes of the target's own text at this T",
         "formula (Theorem 3.8): {tokens} tokens per step, a step costs K·c + 1 = {cost} target calls: speed-up {speedup}x",
@@ -170,8 +171,8 @@ TEXT = {
         "one step takes {step} ms = {tokens} plain tokens (a plain token takes {plain} ms, its call {call} ms), made of:",
         "    drafting {k} tokens {draft} ms; the call of {positions} positions {call} ms ({ratio} times a call of 1); "
         "the rest (rows, speculative_step, crop, the loop) {rest} ms",
-        "so {tokens} tokens for the time of {cost} plain tokens: {explained}x; measured speed-up per run: "
-        "median {median}x (min {low}, max {high})",
+        "so {tokens} tokens for the time of {cost} plain tokens: {explained}x; measured on whole runs (every pause "
+        "of the machine included): median {median}x (min {low}, max {high})",
         "the price: the target computed {positions} positions per emitted token (plain: 1.00)",
     ],
     "say": {

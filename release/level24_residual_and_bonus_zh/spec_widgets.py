@@ -181,13 +181,13 @@ TEXT = {
         "每次运行的加速比：中位数 {median}×（最小 {low}，最大 {high}）；每次目标模型调用 {per_call} 个 token，检查过的 {checked} 个草稿中接受 {accepted} 个（共提出 {drafted} 个）"
     ],
     "pair_report": [
-        "T = {temperature} 下 {runs} 次运行，每次 {n} 个 token，普通生成和投机解码（K = {k}）轮流进行；以下是各次运行的中位数：",
+        "T = {temperature} 下 {runs} 次运行，每次 {n} 个 token，普通生成和投机解码（K = {k}）轮流进行；下面一步中的每个部分，都取所有运行中所有步的中位数（普通生成的一个 token 就是一步）：",
         "c = {c}：一个草稿 token {draft} 毫秒，除以一次只带 1 个位置的目标模型调用 {call} 毫秒（两者都在运行中计时）；α = {alpha}，取自目标模型在该 T 下自己文本的 {positions} 个前缀",
         "公式（定理 3.8）：每步 {tokens} 个 token，一步的代价为 K·c + 1 = {cost} 次目标模型调用：加速比 {speedup}×",
         "实测：每步 {tokens} 个 token；检查过的 {checked} 个草稿中接受 {accepted} 个（{rate}）；另有 {unchecked} 个草稿在拒绝之后，从未被检查",
         "一步用时 {step} 毫秒 = {tokens} 个普通 token（一个普通 token 用时 {plain} 毫秒，其中调用 {call} 毫秒），其构成：",
         "    提出 {k} 个草稿 {draft} 毫秒；带 {positions} 个位置的调用 {call} 毫秒（是只带 1 个位置的调用的 {ratio} 倍）；其余部分（算行、speculative_step、裁剪、循环）{rest} 毫秒",
-        "所以 {tokens} 个 token 花了 {cost} 个普通 token 的时间：{explained}×；每次运行实测的加速比：中位数 {median}×（最小 {low}，最大 {high}）",
+        "所以 {tokens} 个 token 花了 {cost} 个普通 token 的时间：{explained}×；在整次运行上实测（包括机器的每一次停顿）：中位数 {median}×（最小 {low}，最大 {high}）",
         "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
     ],
     "say": {
