@@ -45,9 +45,10 @@ print(say("pair_sizes", parameters=f"{sum(p.numel() for p in target.parameters()
 # weights from memory, not by arithmetic, so the extra rows cost little. On this CPU, with a
 # model this small, most of a call's time is a fixed cost of its own (Python and PyTorch setting
 # up each layer's operations); the effect is the same. Time it: one position against five, after
-# 64 cached ones, 60 calls each. The two sizes take turns (1, 5, 5, 1, 1, 5, ...), so a slow moment
-# of this shared machine falls on both alike; each line gives the fastest, the median and the
-# slowest call, and the last compares each call of five with the call of one next to it.
+# 64 cached ones, 60 calls each. The two sizes take turns (1, 5, 5, 1, 1, 5, ...), so a moment when
+# the machine is busy with something else falls on both alike; each line gives the fastest, the
+# median and the slowest call, and the last compares each call of five with the call of one next
+# to it.
 
 # %%
 if AUTOGRADING:
@@ -199,7 +200,8 @@ else:
 # token costs a little more than its call. Put together, a step costs more plain tokens than
 # `K·c + 1`, and the measured speed-up falls short of the formula's by about that ratio. The
 # tokens per step agree with the formula much better: `α` is measured on the same kind of text.
-# The spread between runs is large: each run samples a different text, and this machine is shared.
+# The spread between runs is large: each run samples a different text, and the machine may be busy
+# with other work at any moment.
 
 # %% [markdown] l10n="temperature"
 # ## Temperature
