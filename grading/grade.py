@@ -392,16 +392,18 @@ def cut_notebooks(course):
     from grading.plugins import sanitize
     from grading.plugins.preprocessors import PAGE_CUT_META
 
-    prefix = sanitize.CUT_NOTE.split(":", 1)[0]
     out = {}
     for path in sorted(Path(course).glob("autograded/*/*/*.ipynb")):
         student, assignment = path.parent.parent.name, path.parent.name
         key = f"{student}/{assignment}/{path.stem}"
-        with open(path, encoding="utf-8", errors="replace") as f:
-            head = f.read(4_000)  # the note, where there is one, is the first cell
-        if prefix in head:
-            said = head.split(prefix, 1)[1].split("\\n", 1)[0].split('"', 1)[0].strip(" *:.")
-            out[key] = said or "cut"
+        try:  # bounded in size by the grader (CapOutputSize); the note, where there is one, is the first cell
+            with open(path, encoding="utf-8", errors="replace") as f:
+                first = (json.load(f).get("cells") or [{}])[0]
+            said = first.get("metadata", {}).get(sanitize.CUT_MARK) if isinstance(first, dict) else None
+        except (ValueError, AttributeError):
+            said = None
+        if said:
+            out[key] = str(said)
         page = Path(course) / "feedback" / student / assignment / f"{path.stem}.html"
         if not page.exists():
             out[key] = out.get(key, "") + ("; " if key in out else "") + "no feedback page was made"

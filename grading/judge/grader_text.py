@@ -29,6 +29,27 @@ ENGLISH = {
     "notebook_budget": "this notebook's grading time budget ({seconds:g} s) was spent",
     "student_budget": "the grading time budget of this student's assignment ({seconds:g} s, all notebooks "
                       "together) was spent",
+    # A notebook cut to the grader's bounds before anything shows it (grading/plugins/sanitize.py, issue 41): the note
+    # on top ({what}: the phrases below, joined), and the markers left inside a cut cell's source.
+    "notebook_cut": "**The grader cut this notebook before showing it**: {what}.",
+    "cut_joiner": "; ",
+    "cut_cells": "{count:,} of its {total:,} cells (at most {most:,} are shown)",
+    "cut_long_cells": "the middle of each cell longer than {chars:,} characters ({count:,} cells)",
+    "cut_short_cells": "all but the first {short:,} characters of each cell past the notebook's first {chars:,} "
+                       "characters ({count:,} cells)",
+    "cut_attachments": "{count:,} attachments (at most {most} of {chars:,} characters each are kept, {total:,} in all)",
+    "cut_in_cell": "{count:,} characters of this cell cut by the grader",
+    "cut_rest_of_cell": "the rest of this cell cut by the grader",
+    # Output cut by the grader: as it arrived (ResilientExecute) and in the autograded notebook (CapOutputSize).
+    "arrived_chars_cut": "{count:,} characters of this output cut by the grader as they arrived",
+    "arrived_output_cut": "an output of about {size:,} characters, cut by the grader as it arrived",
+    "arrived_dropped": "{count:,} more output messages of this cell (about {chars:,} characters) were dropped by the "
+                       "grader as they arrived: it keeps at most {cell:,} characters of a cell's output and {notebook:,} "
+                       "of a notebook's",
+    "output_chars_cut": "{count:,} characters cut by the grader",
+    "output_too_large": "an output too large to keep, cut by the grader",
+    "output_rest_cut": "the rest of this notebook's output was cut by the grader",
+    "outputs_cut": "{count:,} more outputs cut by the grader",
     # A feedback page cut to its bounds (PageExporter, issue 41): the note on top of the short page.
     "page_cut": "**The grader cut this feedback page**: {why}. Your scores and checks are below; your own cells "
                 "are not shown.",

@@ -56,7 +56,9 @@ class CapOutputSize(NbGraderPreprocessor):
         from grading.plugins import sanitize
 
         self._total = 0
-        cut = sanitize.bound_notebook(nb)  # the autograded notebook is bounded in size too (issue 41)
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "")
+        self._words = grader_text.words(assignment)
+        cut = sanitize.bound_notebook(nb, assignment)  # the autograded notebook is bounded in size too (issue 41)
         if cut:
             self.log.warning("Notebook of %s cut before it is saved: %s", (resources or {}).get("metadata", {}).get(
                 "path", "?"), "; ".join(cut))
@@ -66,8 +68,8 @@ class CapOutputSize(NbGraderPreprocessor):
         if len(text) <= self.max_chars:
             return text
         half = self.max_chars // 2
-        cut = len(text) - 2 * half
-        return f"{text[:half]}\n... [{cut} characters cut by the grader] ...\n{text[-half:]}"
+        marker = getattr(self, "_words", grader_text.ENGLISH)["output_chars_cut"].format(count=len(text) - 2 * half)
+        return f"{text[:half]}\n... [{marker}] ...\n{text[-half:]}"
 
     @staticmethod
     def _note(text):
@@ -86,7 +88,7 @@ class CapOutputSize(NbGraderPreprocessor):
                 elif len(json.dumps(value, default=str)) > self.max_chars:
                     del data[mime]
             if not data:
-                data["text/plain"] = "[an output too large to keep, cut by the grader]"
+                data["text/plain"] = f"[{getattr(self, '_words', grader_text.ENGLISH)['output_too_large']}]"
             output.pop("transient", None)
         elif output.output_type == "error":
             output.ename = self._cap(str(output.get("ename", "")))[:200]
@@ -103,13 +105,14 @@ class CapOutputSize(NbGraderPreprocessor):
             output = self._cap_output(output)
             size = len(json.dumps(output, default=str))
             if self._total + size > self.max_total_chars:
-                kept.append(self._note("the rest of this notebook's output was cut by the grader"))
+                kept.append(self._note(getattr(self, "_words", grader_text.ENGLISH)["output_rest_cut"]))
                 self._total = self.max_total_chars + 1
                 break
             self._total += size
             kept.append(output)
         if len(outputs) > self.max_outputs and self._total <= self.max_total_chars:
-            kept.append(self._note(f"{len(outputs) - self.max_outputs} more outputs cut by the grader"))
+            kept.append(self._note(getattr(self, "_words", grader_text.ENGLISH)["outputs_cut"].format(
+                count=len(outputs) - self.max_outputs)))
         cell.outputs = kept
         return cell, resources
 
@@ -335,7 +338,8 @@ class SanitizeStudentContent(SanitizeHTML):
         from grading.plugins import sanitize
 
         nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
-        sanitize.bound_notebook(nb)  # before anything renders it: cells, sources, attachments (issue 41)
+        assignment = (resources or {}).get("nbgrader", {}).get("assignment", "") if isinstance(resources, dict) else ""
+        sanitize.bound_notebook(nb, assignment)  # before anything renders it: cells, sources, attachments (issue 41)
         self._rendered_chars = 0
         return super().preprocess(nb, resources)
 
@@ -917,8 +921,8 @@ class ResilientExecute(Execute):
             return None
         if kind == "stream" and isinstance(content.get("text"), str):
             text, half = content["text"], keep // 2
-            content["text"] = (f"{text[:half]}\n... [{len(text) - 2 * half:,} characters of this output cut by the "
-                               f"grader as they arrived] ...\n{text[-half:]}")
+            marker = self._say("arrived_chars_cut", count=len(text) - 2 * half)
+            content["text"] = f"{text[:half]}\n... [{marker}] ...\n{text[-half:]}"
             return len(content["text"])
         if kind == "error":
             msg["content"] = {"ename": str(content.get("ename", ""))[:200],
@@ -928,7 +932,7 @@ class ResilientExecute(Execute):
             return content_chars(msg["content"], keep)
         transient = content.get("transient")
         display_id = transient.get("display_id") if isinstance(transient, dict) else None
-        note = f"[an output of about {size:,} characters, cut by the grader as it arrived]"
+        note = f"[{self._say('arrived_output_cut', size=size)}]"
         msg["content"] = dict({k: content[k] for k in ("execution_count",) if isinstance(content.get(k), int)},
                               data={"text/plain": note}, metadata={})
         if isinstance(display_id, str) and len(display_id) < 200:
@@ -940,10 +944,9 @@ class ResilientExecute(Execute):
         counts, self._cell_output = self._cell_output, None
         if counts and counts[1] and cell.cell_type == "code":
             # a display, not a stream: CoalesceStreams would join it to the flood before it, CapOutputSize cut it
-            cell.outputs.append(nbformat.v4.new_output("display_data", data={"text/plain": (
-                f"[{counts[1]:,} more output messages of this cell (about {counts[2]:,} characters) were dropped by the "
-                f"grader as they arrived: it keeps at most {self.output_cell_chars:,} characters of a cell's output "
-                f"and {self.output_notebook_chars:,} of a notebook's]")}))
+            cell.outputs.append(nbformat.v4.new_output("display_data", data={"text/plain": "[" + self._say(
+                "arrived_dropped", count=counts[1], chars=counts[2], cell=self.output_cell_chars,
+                notebook=self.output_notebook_chars) + "]"}))
 
     def preprocess_cell(self, cell, resources, index):
         self._cell_output = None

@@ -287,11 +287,7 @@ MAX_NOTEBOOK_SOURCE = 200_000  # characters of source in all; past them each fur
 SHORT_SOURCE = 1_000
 MAX_ATTACHMENTS = 10  # attachments kept in a notebook
 MAX_ATTACHMENT_CHARS = 500_000  # characters (base64) of one attachment kept, and 2 x this of all together
-CUT_NOTE = "**The grader cut this notebook before showing it**: {what}."
-
-
-def _count(n, word):
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+CUT_MARK = "grader_cut"  # the note cell's metadata: what was cut, in English, for the class report (grading/grade.py)
 
 
 def _source_text(cell):
@@ -301,13 +297,20 @@ def _source_text(cell):
     return source if isinstance(source, str) else ""
 
 
-def bound_notebook(nb):
-    """Cut ``nb`` (a notebook node, in place) to the bounds above; a markdown cell on top says what was cut.
-    Returns what was cut, as phrases ([] when nothing was)."""
+def bound_notebook(nb, assignment=""):
+    """Cut ``nb`` (a notebook node, in place) to the bounds above; a markdown cell on top says what was cut, in
+    ``assignment``'s language (grading/judge/grader_text.py), and carries it in English in its metadata (CUT_MARK).
+    Returns what was cut, as English phrases ([] when nothing was)."""
+    from grading.judge import grader_text
+
     cells = nb.get("cells")
     if not isinstance(cells, list):
         return []
-    cut = []
+    words, english = grader_text.words(assignment), grader_text.ENGLISH
+    for cell in cells:  # only the grader's own note carries the mark
+        if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict):
+            cell["metadata"].pop(CUT_MARK, None)
+    cut = []  # (key of the phrase, its blanks)
     ours = sum(1 for c in cells if isinstance(c, dict) and isinstance(c.get("metadata"), dict)
                and "nbgrader" in c["metadata"])
     if len(cells) > MAX_CELLS:
@@ -318,7 +321,7 @@ def bound_notebook(nb):
             elif room > 0:
                 kept.append(cell)
                 room -= 1
-        cut.append(f"{len(cells) - len(kept):,} of its {len(cells):,} cells (at most {MAX_CELLS:,} are shown)")
+        cut.append(("cut_cells", dict(count=len(cells) - len(kept), total=len(cells), most=MAX_CELLS)))
         nb["cells"] = cells = kept
     long_cells = short_cells = 0
     total = 0
@@ -329,11 +332,11 @@ def bound_notebook(nb):
         source = _source_text(cell)
         if len(source) > MAX_CELL_SOURCE:
             half = MAX_CELL_SOURCE // 2
-            source = (f"{source[:half]}\n... [{len(source) - 2 * half:,} characters of this cell cut by the grader] "
-                      f"...\n{source[-half:]}")
+            marker = words["cut_in_cell"].format(count=len(source) - 2 * half)
+            source = f"{source[:half]}\n... [{marker}] ...\n{source[-half:]}"
             long_cells += 1
         if total > MAX_NOTEBOOK_SOURCE and len(source) > SHORT_SOURCE:
-            source = f"{source[:SHORT_SOURCE]}\n... [the rest of this cell cut by the grader]"
+            source = f"{source[:SHORT_SOURCE]}\n... [{words['cut_rest_of_cell']}]"
             short_cells += 1
         total += len(source)
         if source is not cell.get("source"):
@@ -354,16 +357,20 @@ def bound_notebook(nb):
         if not isinstance(found, dict) or len(kept) < len(found):
             cell["attachments"] = kept
     if long_cells:
-        cut.append(f"the middle of {_count(long_cells, 'cell')} longer than {MAX_CELL_SOURCE:,} characters")
+        cut.append(("cut_long_cells", dict(count=long_cells, chars=MAX_CELL_SOURCE)))
     if short_cells:
-        cut.append(f"all but the start of {_count(short_cells, 'cell')} past its first {MAX_NOTEBOOK_SOURCE:,} characters")
+        cut.append(("cut_short_cells", dict(count=short_cells, chars=MAX_NOTEBOOK_SOURCE, short=SHORT_SOURCE)))
     if dropped:
-        cut.append(f"{_count(dropped, 'attachment')} (at most {MAX_ATTACHMENTS} of {MAX_ATTACHMENT_CHARS:,} characters each "
-                   f"are kept, {2 * MAX_ATTACHMENT_CHARS:,} in all)")
-    if cut:
-        note = nbformat.v4.new_markdown_cell(CUT_NOTE.format(what="; ".join(cut)))
-        minor = nb.get("nbformat_minor")
-        if not isinstance(minor, int) or minor < 5:  # cell ids exist from nbformat 4.5 on
-            note.pop("id", None)
-        cells.insert(0, note)
-    return cut
+        cut.append(("cut_attachments", dict(count=dropped, most=MAX_ATTACHMENTS, chars=MAX_ATTACHMENT_CHARS,
+                                            total=2 * MAX_ATTACHMENT_CHARS)))
+    if not cut:
+        return []
+    said = [english[key].format(**fields) for key, fields in cut]
+    note = nbformat.v4.new_markdown_cell(words["notebook_cut"].format(
+        what=words["cut_joiner"].join(words[key].format(**fields) for key, fields in cut)),
+        metadata={CUT_MARK: english["cut_joiner"].join(said)})
+    minor = nb.get("nbformat_minor")
+    if not isinstance(minor, int) or minor < 5:  # cell ids exist from nbformat 4.5 on
+        note.pop("id", None)
+    cells.insert(0, note)
+    return said
