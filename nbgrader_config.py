@@ -30,6 +30,10 @@ try:
     speedups.apply()  # nbgrader's metadata checks, without re-checking an unchanging schema per cell
     ids.refuse_odd_ids()  # a student or assignment id with a space, a slash, "..", ... is refused by name
     sanitize.refuse_unreadable()  # a notebook nbformat cannot read scores 0 alone, with the reason
+    from grading.sandbox import cgroups
+    _confined = cgroups.confine_plain_autograde()  # the plain `nbgrader autograde` in a cgroup of its own (issue 41)
+    if _confined:
+        print(f"[nbgrader_config] {_confined}", file=sys.stderr)
 except ImportError:  # this file copied without the grading/ package beside it
     print("[nbgrader_config] grading/ not found beside this file: autograde, feedback and the exchange use nbgrader's defaults",
           file=sys.stderr)

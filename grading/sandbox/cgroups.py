@@ -303,18 +303,49 @@ WORKER_MEMORY = 1536 * 2**20  # bytes for one grading worker itself (nbgrader, i
 WORKER_PIDS = 1024
 
 
-def confine_worker(memory=WORKER_MEMORY):
-    """Put this grading process (a worker of `make grade`) into a cgroup of its own with ``memory`` (issue 41): a
-    student who makes the grader itself hold memory costs that worker (the OOM killer ends it, the student is listed
-    as not graded and a fresh worker carries on), never the host. The sandboxes it starts have their own cgroups
-    beside it. Returns a sentence saying which limit holds."""
+def confine_worker(memory=WORKER_MEMORY, limited="each grading worker's own memory",
+                   unlimited="the grading workers' own memory"):
+    """Put this grading process (a worker of `make grade`, or a plain `nbgrader autograde`: confine_plain_autograde)
+    into a cgroup of its own with ``memory`` (issue 41): a student who makes the grader itself hold memory costs that
+    worker (the OOM killer ends it, the student is listed as not graded and a fresh worker carries on), never the
+    host. The sandboxes it starts have their own cgroups beside it. Returns a sentence saying which limit holds."""
     if setup() is None:
-        return f"the grading workers' own memory is not limited by a cgroup here: {why_not()}"
+        return f"{unlimited} is not limited by a cgroup here: {why_not()}"
     try:
         SandboxCgroup(memory=memory, pids=WORKER_PIDS).enter()
     except OSError as e:
-        return f"the grading workers' own memory is not limited by a cgroup here: {e}"
-    return f"each grading worker's own memory is limited to {memory / 2**30:g} GiB by cgroup (v{setup().version})"
+        return f"{unlimited} is not limited by a cgroup here: {e}"
+    return f"{limited} is limited to {memory / 2**30:g} GiB by cgroup (v{setup().version})"
+
+
+PLAIN_MEMORY = WORKER_MEMORY  # bytes for one plain `nbgrader autograde` itself: it grades the class one by one
+PLAIN_MEMORY_ENV = "GRADER_AUTOGRADE_MEMORY_MB"  # another size for it, in MiB
+_CONFINED = []
+
+
+def confine_plain_autograde(argv=None):
+    """Where this process is the plain ``nbgrader autograde`` command (nbgrader_config.py calls this as nbgrader
+    reads it), put it into a cgroup of its own with PLAIN_MEMORY, as each worker of `make grade` is (issue 41 item 4);
+    the sandboxes' cgroups are made beside it. Returns the sentence saying which limit holds, or None for any other
+    command (generate_feedback, the formgrader's server, make grade's workers, which confine themselves)."""
+    import sys
+
+    from grading.sandbox import kernels
+
+    argv = sys.argv if argv is None else argv
+    if len(argv) < 2 or os.path.basename(argv[0]) != "nbgrader" or argv[1] != "autograde":
+        return None
+    if _CONFINED:  # nbgrader reads its config file more than once
+        return None
+    _CONFINED.append(True)
+    if kernels.unsafe():
+        return "this nbgrader autograde's own memory is not limited by a cgroup: the sandbox is off"
+    try:
+        memory = int(float(os.environ[PLAIN_MEMORY_ENV]) * 2**20) if os.environ.get(PLAIN_MEMORY_ENV) else PLAIN_MEMORY
+    except ValueError:
+        memory = PLAIN_MEMORY
+    return confine_worker(memory, limited="this nbgrader autograde's own memory",
+                          unlimited="this nbgrader autograde's own memory")
 
 
 def note():
