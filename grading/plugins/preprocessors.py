@@ -435,6 +435,8 @@ class SanitizeStudentContent(SanitizeHTML):
         if len(source) > self.MAX_CELL_CHARS:
             clean = self._as_text(source, f"a markdown cell of {len(source):,} characters (at most "
                                           f"{self.MAX_CELL_CHARS:,} are rendered)")
+        elif getattr(self, "_rendered_chars", 0) + len(source) > self.MAX_NOTEBOOK_CHARS:  # past the budget: not
+            clean = self._as_text(source, self._too_much(source))  # even given to mistune (issue 41)
         else:
             try:
                 rendered = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=attachments)).render(

@@ -20,7 +20,8 @@ DEADLINE = 2 * STUDENT  # seconds `make grade` gives one student before it stops
 
 # Feedback (issue 41): each page is rendered in a child process with these bounds (PageExporter: page_seconds,
 # student_seconds, page_memory); past them the page is replaced by a short one that says it was cut, with the scores.
-# An honest page takes about 1 s and 100 MB; 1.5 MB of student markdown output took 13 s.
-FEEDBACK_PAGE = 20  # seconds to render one feedback page
-FEEDBACK_STUDENT = 45  # seconds of all one student's feedback pages of an assignment in one run
+# Wall clock, so a busy machine makes pages slower: an honest page of notebook 02 takes 1.3 s of CPU (1.9-9.9 s of
+# wall clock at a load of 2-9 on 2 cores), 1.5 MB of a student's markdown output 3 s of CPU (7.4 s before issue 41).
+FEEDBACK_PAGE = 20  # seconds (wall clock) to render one feedback page
+FEEDBACK_STUDENT = 40  # seconds of all one student's feedback pages of an assignment in one run
 FEEDBACK_MEMORY = 1024 * 2**20  # bytes of address space a page's rendering may add
