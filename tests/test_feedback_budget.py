@@ -110,3 +110,36 @@ def test_markdown_past_the_pages_budget_is_not_even_rendered(monkeypatch):
     shown = [sanitizer.markdown_html(f"*{i}* " + "x" * 19_990, {}) for i in range(60)]
     assert len(calls) <= SanitizeStudentContent.MAX_NOTEBOOK_CHARS // 20_000 + 1, len(calls)
     assert "<em>0</em>" in shown[0] and "shown as text, not rendered" in shown[-1] and "*59*" in shown[-1]
+
+
+NEVER_ENDS = '''
+from nbconvert.preprocessors import Preprocessor as _Preprocessor
+class _NeverEnds(_Preprocessor):  # a page that never ends, for the student "flood" (tests/test_feedback_budget.py)
+    def preprocess(self, nb, resources):
+        if resources.get("nbgrader", {}).get("student") == "flood":
+            import time
+            time.sleep(3600)
+        return nb, resources
+c.HTMLExporter.preprocessors = list(c.HTMLExporter.preprocessors) + [_NeverEnds]
+'''
+
+
+def test_a_page_that_never_ends_is_cut_and_the_class_still_gets_its_pages(course):
+    """Before, generate_feedback waited on such a page for ever (make grade: 1,800 s, then no page for anyone after
+    it). Even the short page never ends here (it runs the same preprocessors): the note alone is written."""
+    config = course / "nbgrader_config.py"
+    kept = config.read_text()
+    config.write_text(kept + NEVER_ENDS)
+    try:
+        started = time.monotonic()
+        proc = pipeline.nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--PageExporter.page_seconds=2",
+                                 timeout=300)
+        assert time.monotonic() - started < 120
+    finally:
+        config.write_text(kept)
+    assert "cut: rendering it took longer than 2 s" in proc.stderr
+    assert "grader-cut-page" not in page(course, "honest", ASSIGNMENT)
+    shown = page(course, "flood", ASSIGNMENT)
+    assert "<meta name='grader-cut-page' content='rendering it took longer than 2 s'>" in shown
+    assert "The grader cut this feedback page: showing your notebook took longer than 2 s." in shown
+    assert "ask your instructor" in shown and ".ipynb" not in shown

@@ -53,6 +53,8 @@ ENGLISH = {
     # A feedback page cut to its bounds (PageExporter, issue 41): the note on top of the short page.
     "page_cut": "**The grader cut this feedback page**: {why}. Your scores and checks are below; your own cells "
                 "are not shown.",
+    "page_cut_alone": "**The grader cut this feedback page**: {why}. Your scores are in the gradebook: ask your "
+                      "instructor for them.",
     "page_time": "showing your notebook took longer than {seconds:g} s",
     "page_student_time": "your feedback pages for this assignment had already taken {seconds:g} s",
     "page_memory": "showing your notebook needed more than {mb:,} MB of memory",

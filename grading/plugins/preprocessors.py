@@ -620,11 +620,12 @@ class PageExporter(HTMLExporter):
                            f"rendering it needed more than {self.page_memory // 2**20:,} MB"),
             }.get(kind, (words["page_failed"], f"rendering it failed: {value}"))
             self.log.warning("Feedback page of %s/%s/%s cut: %s", key[1], key[0], info.get("notebook", "?"), said)
-            return self._short_page(nb, resources, words["page_cut"].format(why=why), said, **kw)
+            return self._short_page(nb, resources, words["page_cut"].format(why=why), said,
+                                    words["page_cut_alone"].format(why=why), **kw)
         finally:
             _FEEDBACK_SECONDS[key] = _FEEDBACK_SECONDS.get(key, 0.0) + time.monotonic() - started
 
-    def _short_page(self, nb, resources, note, said, **kw):
+    def _short_page(self, nb, resources, note, said, alone, **kw):
         """The page of a notebook whose own page was cut: the note, then the graded cells with the student's
         answers left out (the checks' sources and messages, the diagnosis), so the scores are still shown."""
         small = nbformat.v4.new_notebook()
@@ -650,19 +651,21 @@ class PageExporter(HTMLExporter):
                 else:
                     output["text"] = str(output.get("text", ""))[:2_000]
             small.cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta}, outputs=outputs))
-        kind, value = bounded_call(lambda: _picklable(self._render(small, resources, **kw)), max(self.page_seconds, 5),
-                                   self.page_memory)
+        kind, value = bounded_call(lambda: _picklable(self._render(small, resources, **kw)),
+                                   SHORT_PAGE_SECONDS, self.page_memory)
         if kind == "ok":
             output, resources = value
         else:  # the short page could not be made either: the note alone
+            resources = dict(resources or {}, output_extension=self.file_extension)
             output = (f"<!DOCTYPE html>\n<html><head>\n<meta charset='utf-8'>\n<title>Feedback</title></head><body>"
-                      f"<p>{html.escape(note.replace('**', ''))}</p></body></html>")
+                      f"<p>{html.escape(alone.replace('**', ''))}</p></body></html>")
         output = output.replace("<head>", f"<head>\n{CSP_META}", 1) if CSP_META not in output else output
         return output.replace("<head>", f"<head>\n<meta name='{PAGE_CUT_META}' content='{html.escape(said, quote=True)}'>",
                               1), resources
 
 
 _FEEDBACK_SECONDS = {}  # (assignment, student): seconds spent on their feedback pages in this process
+SHORT_PAGE_SECONDS = 10  # for the short page, whatever page_seconds is (the instructor's cells and the checks' messages: ~1.3 s)
 MAX_SHORT_PAGE_CELLS = 2_000  # cells of a notebook read for its short page (the course's have 46)
 PAGE_CUT_META = "grader-cut-page"  # <meta name=... content="why"> on a cut page, for the class report
 

@@ -422,6 +422,7 @@ GRADER = {
     "output_rest_cut": "批改程序截去了这个 notebook 其余的输出",
     "outputs_cut": "批改程序截去了另外 {count:,} 个输出",
     "page_cut": "**批改程序截断了这个反馈页面**：{why}。下面仍列出你的得分和各项检查，但不显示你自己的单元格。",
+    "page_cut_alone": "**批改程序截断了这个反馈页面**：{why}。你的得分已记入成绩册，请向老师询问。",
     "page_time": "显示你的 notebook 超过了 {seconds:g} 秒",
     "page_student_time": "你这份作业的反馈页面已经用了 {seconds:g} 秒",
     "page_memory": "显示你的 notebook 需要超过 {mb:,} MB 内存",
