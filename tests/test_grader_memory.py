@@ -8,6 +8,8 @@ child process, whichever is larger) stays within BOUND_MB of the honest student'
 scores full marks, and the flooded cell says how much was dropped. Before the caps the first attack held the
 grader at 5.0 GB for 609 s, the second at 491 MB (the honest student: 294 MB).
 
+The first attack is made on Level 24's first notebook too, against an honest Level 24 student's peak.
+
 Three more students submit notebooks too large to show (item 2): a 3.2 MB answer cell, a 12 MB markdown attachment
 and 40,000 markdown cells. Autograde and `nbgrader generate_feedback` each stay within BOUND_MB of the honest
 student's peak, the notebook is cut with a note on top saying what was cut, and the answer still scores full marks.
@@ -25,6 +27,7 @@ from grading import ASSIGNMENT, pipeline
 from grading.build import catalogue
 
 NB2 = "02_reject_and_break"
+L24, NB24 = "level24_residual_and_bonus", "01_correction_token"
 BOUND_MB = 200  # over the honest student's peak
 PEAK = ("import atexit, resource, sys\n"
         "who = [resource.RUSAGE_SELF] + ([resource.RUSAGE_CHILDREN] if sys.argv[1] == 'generate_feedback' else [])\n"
@@ -75,8 +78,8 @@ def many_cells(nb):
 LARGE = {"big-cell": None, "attachment": attachment, "many-cells": many_cells}
 
 
-def peak_mb(course, student, command="autograde"):
-    proc = subprocess.run([sys.executable, "-c", PEAK, command, ASSIGNMENT, "--student", student],
+def peak_mb(course, student, command="autograde", assignment=ASSIGNMENT):
+    proc = subprocess.run([sys.executable, "-c", PEAK, command, assignment, "--student", student],
                           cwd=course, env=pipeline.env(), text=True, capture_output=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return int(proc.stderr.rsplit("PEAK_KB ", 1)[1].split()[0]) / 1024
@@ -99,6 +102,12 @@ def graded(tmp_path_factory):
             edit(nb)
             path.write_text(json.dumps(nb))
     peaks = {student: peak_mb(course, student) for student in ["honest", *ATTACKS, *LARGE]}
+    # The same output flood on Level 24 (its first notebook), against an honest Level 24 student's peak.
+    pipeline.nbgrader(course, "generate_assignment", L24, "--force")
+    right24 = catalogue.parse(catalogue.answers_dir(L24) / NB24 / "correct_where.py", L24).code
+    for student, code in (("honest-24", right24), ("flood-cell-24", right24 + "\n\n" + FLOOD_CELL)):
+        catalogue.write_submission(course / "submitted", student, NB24, code, course / "release" / L24, L24)
+        peaks[student] = peak_mb(course, student, assignment=L24)
     for student in ["honest", *LARGE]:
         peaks[student, "feedback"] = peak_mb(course, student, "generate_feedback")
     return course, peaks
@@ -111,6 +120,20 @@ def test_a_flood_leaves_the_grader_within_its_bound_and_the_student_graded(grade
     scores = pipeline.scores(course)
     for who in ("honest", student):
         assert sum(score for score, _ in scores[who][NB2].values()) == 19, scores[who]
+
+
+def test_a_flood_in_level_24_leaves_the_grader_within_its_bound_and_the_student_graded(graded):
+    import nbformat
+
+    course, peaks = graded
+    assert peaks["flood-cell-24"] < peaks["honest-24"] + BOUND_MB, peaks
+    scores = pipeline.scores(course, assignment=L24)
+    full = sum(points for _, points in scores["honest-24"][NB24].values())
+    for who in ("honest-24", "flood-cell-24"):
+        assert sum(score for score, _ in scores[who][NB24].values()) == full > 0, scores[who]
+    nb = nbformat.read(course / "autograded" / "flood-cell-24" / L24 / f"{NB24}.ipynb", as_version=4)
+    assert any("dropped by the grader" in o.get("data", {}).get("text/plain", "") for c in nb.cells
+               for o in c.get("outputs", []) if o.get("output_type") == "display_data")
 
 
 def test_the_flooded_cell_says_what_was_dropped(graded):
