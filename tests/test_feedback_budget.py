@@ -10,6 +10,7 @@ two extra cells display 37 markdown outputs of 20,000 characters each (1.5 MB, w
 that page took 8 s (1.2 s the honest one). A slow page is simulated here by a bound shorter than any page takes, so
 the test does not rest on timing; the bound itself is tested on a function that never returns.
 """
+import html
 import json
 import time
 
@@ -143,3 +144,33 @@ def test_a_page_that_never_ends_is_cut_and_the_class_still_gets_its_pages(course
     assert "<meta name='grader-cut-page' content='rendering it took longer than 2 s'>" in shown
     assert "The grader cut this feedback page: showing your notebook took longer than 2 s." in shown
     assert "ask your instructor" in shown and ".ipynb" not in shown
+
+
+def test_once_a_students_feedback_time_is_spent_each_further_page_is_short_at_once():
+    """student_seconds counts all of one student's pages of an assignment: past it, the next page is not even
+    tried (rendered here by the course's exporter, as generate_feedback does, with no grading run)."""
+    import nbformat
+    from traitlets.config import Config
+
+    from grading import ROOT
+    from grading.plugins.preprocessors import PageExporter, SanitizeStudentContent
+
+    config = Config()
+    PageExporter.configure(config)
+    config.HTMLExporter.preprocessors = [SanitizeStudentContent]
+    config.PageExporter.student_seconds = 0.01
+    exporter, said = PageExporter(config=config), []
+    for notebook in ("01_accept_branch", NB2):
+        nb = nbformat.read(ROOT / "release" / ZH / f"{notebook}.ipynb", as_version=4)
+        for cell in nb.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade") or cell.metadata.get("nbgrader", {}).get("solution"):
+                cell.metadata.nbgrader.update(score=0, points=cell.metadata.nbgrader.get("points", 0))
+        resources = {"nbgrader": {"assignment": ZH, "notebook": notebook, "student": "student-seconds", "score": 0,
+                                  "max_score": 19, "late_penalty": 0}}
+        started = time.monotonic()
+        shown, _ = exporter.from_notebook_node(nb, resources)
+        said.append((html.unescape(shown.split("<meta name='grader-cut-page' content='", 1)[1].split("'", 1)[0]),
+                     time.monotonic() - started))
+    assert said[0][0] == "rendering it took longer than 0.01 s"
+    assert said[1][0] == "the student's pages had used their 0.01 s", said
+    assert "你这份作业的反馈页面已经用了 0.01 秒" in shown
