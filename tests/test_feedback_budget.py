@@ -174,3 +174,6 @@ def test_once_a_students_feedback_time_is_spent_each_further_page_is_short_at_on
     assert said[0][0] == "rendering it took longer than 0.01 s"
     assert said[1][0] == "the student's pages had used their 0.01 s", said
     assert "你这份作业的反馈页面已经用了 0.01 秒" in shown
+    # The time is counted per run (nbgrader makes an exporter per run): a new run's first page is tried again.
+    shown, _ = PageExporter(config=config).from_notebook_node(nb, resources)
+    assert "content='rendering it took longer than 0.01 s'" in shown

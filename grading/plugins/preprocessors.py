@@ -602,7 +602,8 @@ class PageExporter(HTMLExporter):
             return self._render(nb, resources, **kw)
         key = (info.get("assignment", ""), info.get("student", ""))
         started = time.monotonic()
-        left = min(self.page_seconds, self.student_seconds - _FEEDBACK_SECONDS.get(key, 0.0))
+        spent = vars(self).setdefault("_spent", {})  # per exporter: nbgrader makes one per run (a long-lived server too)
+        left = min(self.page_seconds, self.student_seconds - spent.get(key, 0.0))
         try:
             if left <= 0:
                 kind, value = "student", None
@@ -623,7 +624,7 @@ class PageExporter(HTMLExporter):
             return self._short_page(nb, resources, words["page_cut"].format(why=why), said,
                                     words["page_cut_alone"].format(why=why), **kw)
         finally:
-            _FEEDBACK_SECONDS[key] = _FEEDBACK_SECONDS.get(key, 0.0) + time.monotonic() - started
+            spent[key] = spent.get(key, 0.0) + time.monotonic() - started
 
     def _short_page(self, nb, resources, note, said, alone, **kw):
         """The page of a notebook whose own page was cut: the note, then the graded cells with the student's
@@ -664,7 +665,6 @@ class PageExporter(HTMLExporter):
                               1), resources
 
 
-_FEEDBACK_SECONDS = {}  # (assignment, student): seconds spent on their feedback pages in this process
 SHORT_PAGE_SECONDS = 10  # for the short page, whatever page_seconds is (the instructor's cells and the checks' messages: ~1.3 s)
 MAX_SHORT_PAGE_CELLS = 2_000  # cells of a notebook read for its short page (the course's have 46)
 PAGE_CUT_META = "grader-cut-page"  # <meta name=... content="why"> on a cut page, for the class report
