@@ -157,11 +157,28 @@ def _translate_strings(source, strings, where):
     return "".join(pieces) + source[pos:]
 
 
+def language_info(committed):
+    """The notebook's language_info exactly as the course's kernel (ipykernel) reports it on connecting. JupyterLab
+    writes the kernel's into a notebook as it opens, so any other value (such as {"name": "python"} alone) opened
+    every notebook already marked unsaved. The version is this Python's; a notebook already committed with the same
+    major.minor keeps its own, so that a patch release elsewhere does not rewrite every notebook."""
+    version = sys.version.split()[0]
+    try:
+        kept = json.loads(committed.read_text())["metadata"]["language_info"]["version"]
+        if kept.split(".")[:2] == version.split(".")[:2]:
+            version = kept
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return {"codemirror_mode": {"name": "ipython", "version": sys.version_info[0]}, "file_extension": ".py",
+            "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3", "version": version}
+
+
 def build(name, assignment=ASSIGNMENT):
     """The source notebook for lesson ``name`` in edition ``assignment``, as nbformat text."""
     nb = jupytext.read(lesson_path(name, template(assignment)), fmt="py:percent")
     nb.metadata.pop("jupytext", None)
-    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["language_info"] = language_info(notebook_path(name, assignment))
     lang = language(assignment)
     text = load_i18n(assignment) if lang != "en" else None
     for index, cell in enumerate(nb.cells):

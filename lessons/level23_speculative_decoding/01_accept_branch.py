@@ -232,7 +232,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
 multi = spec_checks.run_verify(verify_draft, spec_checks.multi_accept_case(), draws=[])
 problem = spec_checks.visible_problem_m1(run, multi)
-assert problem is None, problem
+assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("m1_passed"))
 
 # %% [markdown] l10n="hidden-checks"

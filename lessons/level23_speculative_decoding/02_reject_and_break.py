@@ -232,7 +232,7 @@ show_replay(verify_draft)
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
 accepting = spec_checks.run_verify(verify_draft, spec_checks.accept_case(), draws=[0.5, 0.5, 0.5])
 problem = spec_checks.visible_problem_m2(run, accepting)
-assert problem is None, problem
+assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("m2_passed"))
 
 # %% [markdown] l10n="mean-length"

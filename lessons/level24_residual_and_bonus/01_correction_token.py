@@ -213,7 +213,7 @@ def verify_and_correct(draft_probs, target_probs, draft_tokens):
 # %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_step(verify_and_correct, spec_checks.visible_case(), draws=[0.7], picks=[2])
 problem = spec_checks.visible_problem_n1(run)
-assert problem is None, problem
+assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("n1_passed"))
 
 # %% [markdown] l10n="real-randomness"

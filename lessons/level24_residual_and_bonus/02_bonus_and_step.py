@@ -115,7 +115,7 @@ def speculative_step(draft_probs, target_probs, draft_tokens):
 rejected = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.7], picks=[2])
 accepted = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.1], picks=[3])
 problem = spec_checks.visible_problem_n2(rejected, accepted)
-assert problem is None, problem
+assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("n2_passed"))
 
 # %% [markdown] l10n="experiment"

@@ -22,6 +22,7 @@ import builtins
 import contextlib
 import math
 import random
+import re
 import signal
 import threading
 
@@ -99,6 +100,71 @@ TEXT = {
 def say(key, **blanks):
     """The edition's sentence ``key`` from TEXT["say"], with its blanks filled in."""
     return TEXT["say"][key].format(**blanks)
+
+
+# A failed visible test's message, as the traceback's last lines: JupyterLab wraps a long line anywhere, mid-word,
+# and nbgrader's Validate dialog does not wrap at all (it cuts the text at its right edge). Lines of at most
+# LINE_WIDTH columns fit both, and each sentence (the fix is the last) starts a line of its own.
+LINE_WIDTH = 60
+_AFTER_NAME = len("AssertionError: ")
+_WIDE = re.compile("[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]")
+_PIECE = re.compile(r"\s+|" + _WIDE.pattern + r"|(?:(?!" + _WIDE.pattern + r")\S)+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])|(?<=[\u3002\uff01\uff1f])")  # full-width . ! ?
+# never the first thing on a line: full-width , . ; : enumeration comma ) ! ? and closing quotes; a comparison operator
+_NO_LINE_START = re.compile(r"[\uff0c\u3002\uff1b\uff1a\u3001\uff09\uff01\uff1f\u201d\u2019\u300b\u300d]|[<>=!]=?$")
+
+
+def _columns(piece):
+    """Columns ``piece`` takes in a monospaced font: two for a CJK character."""
+    n = 0
+    for c in piece:
+        n += 2 if _WIDE.match(c) else 1
+    return n
+
+
+def _lists_whole(text, width):
+    """``text`` with the spaces of each outermost [...] that fits in ``width`` made unbreakable ("\\0")."""
+    out, start, depth, i = "", 0, 0, 0
+    for c in text:
+        if c == "[":
+            if depth == 0:
+                out, start = out, i
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        i += 1
+        if depth == 0 and c == "]" and _columns(text[start:i]) <= width:
+            out += text[start:i].replace(" ", "\0")
+        elif depth == 0:
+            out += text[start:i] if c == "]" else c
+    return out + (text[start:] if depth else "")
+
+
+def readable(text, width=LINE_WIDTH, first=_AFTER_NAME):
+    """``text`` in lines of at most ``width`` columns, broken between words (or between CJK characters), a short
+    [list] kept on one line, each sentence from a new line; the first line leaves ``first`` columns for the
+    exception's name before it. What it cannot lay out comes back unchanged."""
+    try:
+        lines = []
+        for sentence in _SENTENCE.split(_lists_whole(text.strip(), width - first)):
+            line, col, space = "", 0, False
+            for piece in _PIECE.findall(sentence):
+                if piece.isspace():
+                    space = line != ""
+                    continue
+                cols, sep = _columns(piece), " " if space else ""
+                limit = width - first if lines == [] else width
+                if line != "" and col + 1 + cols > limit and not _NO_LINE_START.match(piece):
+                    lines.append(line)
+                    line, col = piece, cols
+                else:
+                    line, col = line + sep + piece, col + (1 if space else 0) + cols
+                space = False
+            if line != "":
+                lines.append(line)
+        return "\n".join(lines).replace("\0", " ")
+    except Exception:
+        return text
 
 
 _type = (0).__class__.__class__   # type

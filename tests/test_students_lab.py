@@ -1,0 +1,138 @@
+"""The student's JupyterLab as `make lab` starts it (issue 42): the released notebooks open saved (not marked
+unsaved), and a failed visible test's message, the fix included, reads whole, unbroken words, both under the
+cell and in nbgrader's Validate dialog. Real JupyterLab in headless Chromium.
+"""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import lab
+from grading.build import catalogue
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+LAB_ENV = {"JUPYTER_CONFIG_PATH": str(ROOT / "grading" / "lab")}
+FIX = "You used continue after a rejection; use break."
+
+if not lab.chromium_path():
+    pytest.skip("no chromium: install it with `apt-get install chromium` to run the browser test",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    work = tmp_path_factory.mktemp("students_lab")
+    course = work / "course"
+    shutil.copytree(ROOT / "release", course)
+    with lab.jupyter_lab(course, work / "jupyter.log", env=LAB_ENV) as (url, token), lab.browser() as b:
+        yield b, url, token, course
+
+
+# The text of ``node`` from character ``start`` on: each line box it takes on screen (left, right, top), found with
+# a DOM Range over its text nodes.
+LINE_BOXES = """(node, start) => {
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  let seen = 0, t, begun = false, last = null;
+  while ((t = walker.nextNode())) {
+    const n = t.textContent.length;
+    if (!begun && seen + n > start) { range.setStart(t, start - seen); begun = true; }
+    seen += n; last = t;
+  }
+  range.setEnd(last, last.textContent.length);
+  return [...range.getClientRects()].filter(r => r.width > 0)
+    .map(r => ({left: r.left, right: r.right, top: Math.round(r.top)}));
+}"""
+
+
+def message_lines(pre):
+    """The failed assertion's message in ``pre`` (from its last 'AssertionError: ' on): its text lines and the
+    distinct line boxes it takes on screen."""
+    text = pre.evaluate("e => e.textContent")
+    start = text.rindex("AssertionError: ")
+    boxes = pre.evaluate(LINE_BOXES, start)
+    return text[start:].rstrip("\n").split("\n"), boxes
+
+
+def fail_the_visible_test(page, url, token):
+    nb = lab.Notebook(page, url, token, "level23_speculative_decoding/02_reject_and_break.ipynb")
+    page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
+    answer = next(a for a in catalogue.load("02_reject_and_break") if a.name == "continue_not_break")
+    nb.set_cell_source("verify_draft", answer.code)
+    nb.run_all()
+    return nb
+
+
+def test_released_notebooks_open_saved(server):
+    """JupyterLab writes the kernel's language_info into a notebook as it opens: if the build's differs, the
+    notebook is marked unsaved before the student has typed anything."""
+    b, url, token, course = server
+    page = b.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    dirty = {}
+    for path in sorted(course.glob("*/*.ipynb")):
+        name = str(path.relative_to(course))
+        lab.Notebook(page, url, token, name)
+        page.wait_for_timeout(1500)  # the kernel's info has come and been written into the model
+        dirty[name] = page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+    page.context.close()
+    assert len(dirty) >= 10 and not any(dirty.values()), dirty
+
+
+@pytest.mark.parametrize("width", [1024, 1400])
+def test_failed_visible_test_reads_whole_under_the_cell(server, width):
+    b, url, token, course = server
+    page = b.new_context(viewport={"width": width, "height": 900}).new_page()
+    fail_the_visible_test(page, url, token)
+    pre = page.locator(".jp-Cell", has=page.get_by_text(FIX, exact=False)).locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] pre").last
+    pre.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    pre.screenshot(path=str(SHOTS / f"visible_test_failed_{width}.png"))
+    lines, boxes = message_lines(pre)
+    assert FIX in lines, lines  # the fix is a line of its own
+    # as many line boxes as text lines: JupyterLab wrapped none of them (it would break anywhere, mid-word)
+    assert len({box["top"] for box in boxes}) == len(lines), (lines, boxes)
+    page.context.close()
+
+
+def test_failed_visible_test_reads_whole_in_the_validate_dialog(server):
+    b, url, token, course = server
+    page = b.new_context(viewport={"width": 1024, "height": 800}).new_page()
+    nb = fail_the_visible_test(page, url, token)
+    nb.save()
+    page.locator(".validate-button").first.click()
+    pre = page.locator(".nbgrader-ErrorDialog #validation-message pre", has_text="AssertionError").first
+    pre.wait_for(timeout=120_000)
+    body = page.locator(".nbgrader-ErrorDialog .jp-Dialog-body")
+    body.evaluate("e => { e.scrollTop = e.scrollHeight; }")  # the student scrolls down to the message's end
+    page.locator(".jp-Dialog-content").screenshot(path=str(SHOTS / "validate_failed.png"))
+    lines, boxes = message_lines(pre)
+    assert lines[-1] == FIX, lines  # the fix is the message's last line, a line of its own
+    # The pre never wraps and the body scrolls sideways, cutting what is wider: every line box of the message lies
+    # inside the body's visible width, one box per text line, and the fix's line inside the visible height.
+    box = body.bounding_box()
+    left, right = box["x"], box["x"] + body.evaluate("e => e.clientWidth")
+    top, bottom = box["y"], box["y"] + body.evaluate("e => e.clientHeight")
+    outside = [b for b in boxes if b["left"] < left - 1 or b["right"] > right + 1]
+    assert not outside, ((left, right), outside, lines)
+    assert len({b["top"] for b in boxes}) == len(lines), (lines, boxes)
+    fix_top = max(b["top"] for b in boxes)
+    assert top <= fix_top and fix_top + 14 <= bottom, (top, bottom, fix_top)
+    page.context.close()
+
+
+def test_every_line_break_of_the_message_falls_between_words():
+    """The laid-out message is the message: only spaces became line breaks (no word is cut)."""
+    import sys
+    sys.path.insert(0, str(ROOT / "source" / "level23_speculative_decoding"))
+    import spec_checks
+    message = ("Got [10, 20, 40]: token 40 came back after token 30 was rejected. You used continue after a "
+               "rejection; use break.")
+    laid = spec_checks.readable(message)
+    assert laid.replace("\n", " ") == message and FIX in laid.split("\n")
+    assert re.search(r"\S\n\S", laid) and all(len(line) <= 60 for line in ("AssertionError: " + laid).split("\n"))
