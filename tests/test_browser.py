@@ -269,7 +269,7 @@ def test_level24_notebook_02_in_jupyterlab(page):
 
     grade_id, code = level24_answer("02_bonus_and_step")
     nb.set_cell_source(grade_id, code)
-    nb.run_all()  # the experiment and the speed-up come after the visible test: they run once it passes
+    nb.run_all()  # the experiment and the speed-up ran before the visible test; now the cells that call the step run too
     assert not nb.error_cells()
     outputs = p.locator(".jp-OutputArea-output")
     assert outputs.get_by_text("Visible test passed: [0, 2] after a rejection", exact=False).count() == 1

@@ -126,3 +126,21 @@ def test_config_alone_still_generates_the_same_release(tmp_path):
     for name in NOTEBOOKS:
         fresh = (tmp_path / "release" / ASSIGNMENT / f"{name}.ipynb").read_bytes()
         assert fresh == (RELEASE / f"{name}.ipynb").read_bytes()
+
+
+def test_level24_notebook_02_calls_the_students_step_only_after_its_visible_test():
+    """Run All stops at the visible test while speculative_step is unwritten (issue 42): every demonstration that
+    does not need it (the 100,000 steps, the formula, the speed-up widget, the best K, the quizzes) comes before the
+    answer, and every cell after the visible test that is not a check calls speculative_step."""
+    for assignment in ("level24_residual_and_bonus", "level24_residual_and_bonus_zh"):
+        nb = nbformat.read(ROOT / "source" / assignment / "02_bonus_and_step.ipynb", as_version=4)
+        code = [(c.source, c.metadata.get("nbgrader", {})) for c in nb.cells if c.cell_type == "code"]
+        answer = next(i for i, (_, meta) in enumerate(code) if meta.get("grade_id") == "speculative_step")
+        test = next(i for i, (_, meta) in enumerate(code) if meta.get("grade_id") == "test_visible")
+        assert answer + 1 == test
+        assert not [s for s, _ in code[:answer] if "speculative_step" in s]
+        for name in ("simulate(", "show_histograms(", "speedup_widget(", "show_best_k(", 'quiz("l24_speed_check")',
+                     'quiz("l24_some_k_helps")'):
+            assert any(name in s for s, _ in code[:answer]), (assignment, name)
+        after = [s for s, meta in code[test + 1:] if not meta and s.strip()]
+        assert after and all("speculative_step" in s for s in after), (assignment, after)

@@ -136,3 +136,29 @@ def test_every_line_break_of_the_message_falls_between_words():
     laid = spec_checks.readable(message)
     assert laid.replace("\n", " ") == message and FIX in laid.split("\n")
     assert re.search(r"\S\n\S", laid) and all(len(line) <= 60 for line in ("AssertionError: " + laid).split("\n"))
+
+
+def test_level24_notebook_02_run_all_with_the_stub_runs_every_demonstration(server):
+    """Run All stops at the visible test while the step is unwritten. Everything that does not call the
+    student's speculative_step comes before it, so it has run: the 100,000-step histograms, the formula check, the
+    speed-up widget, the best-K chart and the quizzes. Only the cells that call speculative_step wait."""
+    b, url, token, course = server
+    page = b.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    nb = lab.Notebook(page, url, token, "level24_residual_and_bonus/02_bonus_and_step.ipynb")
+    nb.run_all()
+    cells = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets.map(c => [c.model.type,"
+                          " c.model.sharedModel.getSource(), (c.model.getMetadata('nbgrader') || {}).grade_id || '',"
+                          " c.model.type === 'code' ? c.model.outputs.length : 0])")
+    test = next(i for i, (_, _, grade_id, _) in enumerate(cells) if grade_id == "test_visible")
+    assert [i for i, _ in nb.error_cells()] == [test]
+    unrun = [source.splitlines()[0] for kind, source, grade_id, outputs in cells[test + 1:]
+             if kind == "code" and not grade_id and outputs == 0]
+    assert unrun and all("speculative_step" in source for kind, source, grade_id, outputs in cells[test + 1:]
+                         if kind == "code" and not grade_id and "(" in source), unrun
+    outputs = page.locator(".jp-OutputArea-output")
+    assert outputs.locator("img").count() == 2  # the histograms and the best K against α
+    assert page.locator(".spec-speedup-widget svg").count() >= 1
+    for quiz_id in ("l24_bonus_guess", "l24_speed_check", "l24_some_k_helps"):
+        assert page.locator(f".spec-quiz-{quiz_id}").count() == 1, quiz_id
+    page.context.close()
+

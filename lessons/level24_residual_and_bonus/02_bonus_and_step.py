@@ -14,8 +14,9 @@
 # next token, so the step gets one more token for free: the **bonus token**. With the correction
 # token of notebook 1, every step returns the accepted prefix plus exactly one new token.
 #
-# Then you measure it: 100,000 steps of the course's vectorised `simulate` against the target's
-# distribution, your own function in whole steps of two Markov chains, and the speed-up it buys.
+# First you measure what it buys, with the course's ready-made vectorised step `simulate`:
+# 100,000 steps against the target's distribution, and the speed-up. Then you write the step yourself and run it on rows
+# that depend on the context, and on two tiny language models.
 #
 # **This notebook is worth 14 points**: 3 for the visible test under your answer, and 11 for
 # hidden checks that run when your work is graded.
@@ -46,77 +47,6 @@ quiz("l24_bonus_guess")
 # |---|---|---|
 # | rejected at position `i` | correction | `max(0, target_probs[i] - draft_probs[i])`, normalised |
 # | all `K` accepted | bonus | `target_probs[K]` |
-
-# %% [markdown] l10n="whole-step"
-# ## The whole step: `speculative_step`
-#
-# The loop is your Level 23 `verify_draft` again. Write both TODOs:
-#
-# - **TODO 1** (from notebook 1): at the first rejection, append one correction token sampled
-#   from row `i`'s normalised residual, and return;
-# - **TODO 2**: after the loop (every draft accepted), append one bonus token sampled from
-#   `target_probs[K]` with `torch.multinomial`, where `K = len(draft_tokens)`.
-#
-# If the test complains:
-# - *drawn from target_probs[K-1]*: the accepted drafts used rows `0..K-1`; the bonus is row `K`;
-# - *called 2 times* after a rejection: no bonus after a correction (return right after it);
-# - *never called* with all accepted: the bonus is missing.
-
-# %% [markdown] l10n="why-return"
-# Why `return` here, when notebook 1 used `break`: in notebook 1 nothing came after the loop, so
-# `break` and `return` ended the function the same way. Here the bonus (TODO 2) comes after the
-# loop: a `break` would fall through to it and add a bonus after the correction, two new tokens.
-# `return` ends the step with the correction alone.
-
-# %% nbgrader={"grade": false, "grade_id": "speculative_step", "locked": false, "schema_version": 3, "solution": true, "task": false}
-def speculative_step(draft_probs, target_probs, draft_tokens):
-    """One step of speculative sampling.
-
-    draft_probs:  [K, V]     the draft's distribution at each drafted position
-    target_probs: [K + 1, V] the target's distribution at the same positions, then row K after the last draft
-    draft_tokens: K token ids (a list or a torch.LongTensor)
-    Returns the accepted prefix plus exactly one new token (a correction or the bonus), as a list of ints.
-    """
-    # The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)
-    # per p < q position, in position order (none where p >= q, none after the rejection), and
-    # record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).
-    accepted_tokens = []
-    for i, token_id in enumerate(draft_tokens):
-        token_id = int(token_id)
-        p = target_probs[i, token_id].item()
-        q = draft_probs[i, token_id].item()
-        if p >= q or torch.rand(1).item() < p / q:  # Level 23: accept
-            accepted_tokens.append(token_id)
-            continue
-        # TODO 1: the correction token from row i's normalised residual; then return.
-        ### BEGIN SOLUTION
-        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
-        residual = residual / residual.sum()
-        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
-        return accepted_tokens
-        ### END SOLUTION
-    # TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].
-    ### BEGIN SOLUTION
-    k = len(accepted_tokens)
-    accepted_tokens.append(int(torch.multinomial(target_probs[k], 1).item()))
-    ### END SOLUTION
-    return accepted_tokens
-
-
-# %% [markdown] l10n="visible-test"
-# ## Visible test
-#
-# Notebook 1's case, with row `K = 2` of the target added: `[0.1, 0.2, 0.3, 0.4]`. Two runs:
-# with `r = 0.7` position 1 is rejected, and `torch.multinomial` (a stand-in) returns `2`:
-# expected `[0, 2]`. With `r = 0.1` both drafts are accepted, and the stand-in returns `3` for
-# the bonus, which must be drawn from `target_probs[2]`: expected `[0, 1, 3]`.
-
-# %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-rejected = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.7], picks=[2])
-accepted = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.1], picks=[3])
-problem = spec_checks.visible_problem_n2(rejected, accepted)
-assert problem is None, spec_checks.readable(problem)
-print(spec_checks.say("n2_passed"))
 
 # %% [markdown] l10n="experiment"
 # ## 100,000 steps of the course's `simulate`: does the first token follow the target?
@@ -151,24 +81,6 @@ show_histograms(sim)
 # with probability proportional to `min(p(x), q(x))`: it over-weights tokens the draft likes
 # (token 1, token 3) and is far from `p` (p-value 0). The p-value, as in notebook 1, is the chance
 # of counts at least this far from `p` if the method is right; it is not a probability of the target.
-
-# %% [markdown] l10n="markov"
-# ## Whole steps with context: the first three tokens
-#
-# Now your own `speculative_step`, with rows that depend on the context. Target and draft are two
-# small **Markov chains** over 3 tokens: each gives the next token's distribution from the
-# previous token alone, and the target strongly prefers "previous + 1". Each step drafts `K = 2`
-# tokens one by one from the draft chain, takes the target's `K + 1` rows for the same contexts
-# (row `K` is the one after the last draft), calls your function and appends what it returns;
-# the next step starts from there. After enough steps for 3 tokens, we count which triple
-# `(x1, x2, x3)` came out, and compare the 27 shares with the target chain's own probabilities
-# `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)`. A bonus from the wrong row, or a correction from row 0,
-# shows here as a large gap. (Your function runs as a Python loop, so 3,000 runs; this cell is
-# not graded and is skipped when your notebook is graded, where the hidden checks test the same.)
-
-# %%
-markov = markov_experiment(speculative_step, runs=3_000, seed=0)
-print("\n".join(markov.lines()))
 
 # %% [markdown] l10n="what-it-buys"
 # ## What it buys
@@ -246,6 +158,104 @@ show_best_k()
 # pair: notebook 03 measures `α` against the temperature on a real transformer and a bigram draft,
 # where it goes the other way.
 
+# %% [markdown] l10n="check-yourself"
+# ## ✅ Check yourself
+
+# %%
+quiz("l24_speed_check")
+
+# %%
+quiz("l24_some_k_helps")
+
+# %% [markdown] l10n="whole-step"
+# ## The whole step: `speculative_step`
+#
+# The loop is your Level 23 `verify_draft` again. Write both TODOs:
+#
+# - **TODO 1** (from notebook 1): at the first rejection, append one correction token sampled
+#   from row `i`'s normalised residual, and return;
+# - **TODO 2**: after the loop (every draft accepted), append one bonus token sampled from
+#   `target_probs[K]` with `torch.multinomial`, where `K = len(draft_tokens)`.
+#
+# If the test complains:
+# - *drawn from target_probs[K-1]*: the accepted drafts used rows `0..K-1`; the bonus is row `K`;
+# - *called 2 times* after a rejection: no bonus after a correction (return right after it);
+# - *never called* with all accepted: the bonus is missing.
+
+# %% [markdown] l10n="why-return"
+# Why `return` here, when notebook 1 used `break`: in notebook 1 nothing came after the loop, so
+# `break` and `return` ended the function the same way. Here the bonus (TODO 2) comes after the
+# loop: a `break` would fall through to it and add a bonus after the correction, two new tokens.
+# `return` ends the step with the correction alone.
+
+# %% nbgrader={"grade": false, "grade_id": "speculative_step", "locked": false, "schema_version": 3, "solution": true, "task": false}
+def speculative_step(draft_probs, target_probs, draft_tokens):
+    """One step of speculative sampling.
+
+    draft_probs:  [K, V]     the draft's distribution at each drafted position
+    target_probs: [K + 1, V] the target's distribution at the same positions, then row K after the last draft
+    draft_tokens: K token ids (a list or a torch.LongTensor)
+    Returns the accepted prefix plus exactly one new token (a correction or the bonus), as a list of ints.
+    """
+    # The draw contract: keep the given loop. The tests hand scripted values to one torch.rand(1)
+    # per p < q position, in position order (none where p >= q, none after the rejection), and
+    # record each torch.multinomial call, which needs num_samples as in torch: (weights, 1).
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:  # Level 23: accept
+            accepted_tokens.append(token_id)
+            continue
+        # TODO 1: the correction token from row i's normalised residual; then return.
+        ### BEGIN SOLUTION
+        residual = torch.clamp(target_probs[i] - draft_probs[i], min=0)
+        residual = residual / residual.sum()
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        return accepted_tokens
+        ### END SOLUTION
+    # TODO 2: every draft was accepted: append one bonus token sampled from target_probs[K].
+    ### BEGIN SOLUTION
+    k = len(accepted_tokens)
+    accepted_tokens.append(int(torch.multinomial(target_probs[k], 1).item()))
+    ### END SOLUTION
+    return accepted_tokens
+
+
+# %% [markdown] l10n="visible-test"
+# ## Visible test
+#
+# Notebook 1's case, with row `K = 2` of the target added: `[0.1, 0.2, 0.3, 0.4]`. Two runs:
+# with `r = 0.7` position 1 is rejected, and `torch.multinomial` (a stand-in) returns `2`:
+# expected `[0, 2]`. With `r = 0.1` both drafts are accepted, and the stand-in returns `3` for
+# the bonus, which must be drawn from `target_probs[2]`: expected `[0, 1, 3]`.
+
+# %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+rejected = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.7], picks=[2])
+accepted = spec_checks.run_step(speculative_step, spec_checks.visible_case(bonus_row=True), draws=[0.1], picks=[3])
+problem = spec_checks.visible_problem_n2(rejected, accepted)
+assert problem is None, spec_checks.readable(problem)
+print(spec_checks.say("n2_passed"))
+
+# %% [markdown] l10n="markov"
+# ## Whole steps with context: the first three tokens
+#
+# Now your own `speculative_step`, with rows that depend on the context. Target and draft are two
+# small **Markov chains** over 3 tokens: each gives the next token's distribution from the
+# previous token alone, and the target strongly prefers "previous + 1". Each step drafts `K = 2`
+# tokens one by one from the draft chain, takes the target's `K + 1` rows for the same contexts
+# (row `K` is the one after the last draft), calls your function and appends what it returns;
+# the next step starts from there. After enough steps for 3 tokens, we count which triple
+# `(x1, x2, x3)` came out, and compare the 27 shares with the target chain's own probabilities
+# `p(x1 | 0) · p(x2 | x1) · p(x3 | x2)`. A bonus from the wrong row, or a correction from row 0,
+# shows here as a large gap. (Your function runs as a Python loop, so 3,000 runs; this cell is
+# not graded and is skipped when your notebook is graded, where the hidden checks test the same.)
+
+# %%
+markov = markov_experiment(speculative_step, runs=3_000, seed=0)
+print("\n".join(markov.lines()))
+
 # %% [markdown] l10n="tiny-models"
 # ## Two tiny language models
 #
@@ -274,15 +284,6 @@ print("\n".join(generation_summary(generation, c=0.05)))
 # Nothing here is timed. The printed speed-up is the formula's for an assumed `c = 0.05`; for
 # these two table look-ups the draft costs about as much as the target (`c` about 1), so this pair
 # would buy no speed at all. Notebook 03 times a real pair.
-
-# %% [markdown] l10n="check-yourself"
-# ## ✅ Check yourself
-
-# %%
-quiz("l24_speed_check")
-
-# %%
-quiz("l24_some_k_helps")
 
 # %% [markdown] l10n="hidden-checks"
 # ## Hidden checks
