@@ -162,3 +162,42 @@ def test_level24_notebook_02_run_all_with_the_stub_runs_every_demonstration(serv
         assert page.locator(f".spec-quiz-{quiz_id}").count() == 1, quiz_id
     page.context.close()
 
+
+PHONE = dict(viewport={"width": 375, "height": 667}, device_scale_factor=2, is_mobile=True, has_touch=True)
+
+
+def first_layout():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("first_layout", ROOT / "grading" / "lab" / "first_layout.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(tmp_path, edition):
+    """`make lab` hands JupyterLab grading/lab/first_layout.py's layout: on a phone (device emulation, 375 px) the
+    first lesson fills the screen, both sidebars collapsed; a fresh JupyterLab would open its file browser over it."""
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "release", course)
+    workspace = first_layout().write(course, tmp_path / "workspaces", zh=edition == "zh")
+    first = ("level23_speculative_decoding_zh" if edition == "zh" else "level23_speculative_decoding") + \
+        "/01_accept_branch.ipynb"
+    env = dict(LAB_ENV, JUPYTERLAB_WORKSPACES_DIR=str(workspace.parent))
+    with lab.jupyter_lab(course, tmp_path / "jupyter.log", env=env) as (url, token), lab.browser() as b:
+        page = b.new_context(**PHONE).new_page()
+        page.goto(f"{url}/lab?token={token}")
+        nb = lab.Notebook.opened(page, first)
+        page.wait_for_timeout(1500)  # everything the layout restorer and the plugins do after the notebook opened
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"phone_lab_start_{edition}.png"))
+        assert page.evaluate("() => [window.jupyterapp.shell.leftCollapsed, window.jupyterapp.shell.rightCollapsed]") \
+            == [True, True]
+        assert page.locator("#filebrowser").is_hidden()
+        panel = page.locator(".jp-NotebookPanel").first.bounding_box()
+        assert panel["x"] < 60 and panel["width"] > 0.75 * 375, panel  # the notebook, not a sidebar, fills the screen
+        assert not nb.page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+    # JupyterLab keeps the student's layout in that workspace from then on, and a second `make lab` leaves it
+    own = workspace.read_text()
+    assert first_layout().write(course, tmp_path / "workspaces") == workspace
+    assert workspace.read_text() == own
