@@ -175,7 +175,7 @@ def first_layout():
 
 
 @pytest.mark.parametrize("edition", ["en", "zh"])
-def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(tmp_path, edition):
+def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(server, tmp_path, edition):
     """`make lab` hands JupyterLab grading/lab/first_layout.py's layout: on a phone (device emulation, 375 px) the
     first lesson fills the screen, both sidebars collapsed; a fresh JupyterLab would open its file browser over it."""
     course = tmp_path / "course"
@@ -184,7 +184,8 @@ def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(tmp_
     first = ("level23_speculative_decoding_zh" if edition == "zh" else "level23_speculative_decoding") + \
         "/01_accept_branch.ipynb"
     env = dict(LAB_ENV, JUPYTERLAB_WORKSPACES_DIR=str(workspace.parent))
-    with lab.jupyter_lab(course, tmp_path / "jupyter.log", env=env) as (url, token), lab.browser() as b:
+    b = server[0]  # the module's browser (Playwright's sync API runs one at a time), a JupyterLab of its own
+    with lab.jupyter_lab(course, tmp_path / "jupyter.log", env=env) as (url, token):
         page = b.new_context(**PHONE).new_page()
         page.goto(f"{url}/lab?token={token}")
         nb = lab.Notebook.opened(page, first)
@@ -197,6 +198,7 @@ def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(tmp_
         panel = page.locator(".jp-NotebookPanel").first.bounding_box()
         assert panel["x"] < 60 and panel["width"] > 0.75 * 375, panel  # the notebook, not a sidebar, fills the screen
         assert not nb.page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        page.context.close()
     # JupyterLab keeps the student's layout in that workspace from then on, and a second `make lab` leaves it
     own = workspace.read_text()
     assert first_layout().write(course, tmp_path / "workspaces") == workspace
