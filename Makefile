@@ -83,15 +83,18 @@ docs: install  ## the handbook: docs/*.md (MyST) built by Sphinx into docs/_buil
 # Assignment, Formgrader, Courses), which belong to the hub's instructor, not to a student (issue 42 item 5).
 # It starts with the first lesson open and both sidebars collapsed (grading/lab/first_layout.py writes that layout
 # into .lab-workspaces/ when there is none yet): a fresh JupyterLab opens its file browser over a phone's whole screen.
+# grading/lab/share/labextensions/@course/student-lab (on JUPYTER_PATH) puts nbgrader's Validate button and dialog
+# in the interface's language: nbgrader writes their words as plain strings that no JupyterLab language pack reaches.
 LAB_DIR := release$(if $(filter command line,$(origin ASSIGNMENT)),/$(ASSIGNMENT))
 lab: install  ## JupyterLab on the student notebooks (every assignment: ASSIGNMENT=level24_residual_and_bonus for one; LANG=zh: JupyterLab in Chinese, the Chinese editions are the *_zh folders)
 ifneq ($(LAB_ZH),)
 	@mkdir -p .lab-zh/@jupyterlab/translation-extension
 	@echo '{"locale": "zh_CN"}' > .lab-zh/@jupyterlab/translation-extension/plugin.jupyterlab-settings
 	LANG=C.UTF-8 JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.lab-zh JUPYTER_CONFIG_PATH=$(CURDIR)/grading/lab \
-	  JUPYTERLAB_WORKSPACES_DIR=$$($(PY) grading/lab/first_layout.py $(LAB_DIR) zh) jupyter lab --notebook-dir=$(LAB_DIR)
+	  JUPYTER_PATH=$(CURDIR)/grading/lab/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} JUPYTERLAB_WORKSPACES_DIR=$$($(PY) grading/lab/first_layout.py $(LAB_DIR) zh) jupyter lab --notebook-dir=$(LAB_DIR)
 else
-	JUPYTER_CONFIG_PATH=$(CURDIR)/grading/lab JUPYTERLAB_WORKSPACES_DIR=$$($(PY) grading/lab/first_layout.py $(LAB_DIR)) \
+	JUPYTER_CONFIG_PATH=$(CURDIR)/grading/lab JUPYTER_PATH=$(CURDIR)/grading/lab/share$${JUPYTER_PATH:+:$$JUPYTER_PATH} \
+	  JUPYTERLAB_WORKSPACES_DIR=$$($(PY) grading/lab/first_layout.py $(LAB_DIR)) \
 	  jupyter lab --notebook-dir=$(LAB_DIR)
 endif
 

@@ -34,6 +34,7 @@ def test_the_makefile_starts_lab_with_the_course_lab_config_on_every_edition():
         assert "--notebook-dir=release\n" in out + "\n" or out.rstrip().endswith("--notebook-dir=release"), out
         # the first layout (the first lesson open, the sidebars collapsed), in a workspace of the course's own
         assert "JUPYTERLAB_WORKSPACES_DIR=$(" in out and "grading/lab/first_layout.py release" in out, out
+        assert f"JUPYTER_PATH={ROOT}/grading/lab/share" in out, out  # the course's own labextension
     assert (ROOT / "grading" / "lab" / "labconfig" / "page_config.json").exists()
 
 

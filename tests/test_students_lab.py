@@ -1,6 +1,8 @@
 """The student's JupyterLab as `make lab` starts it (issue 42): the released notebooks open saved (not marked
-unsaved), and a failed visible test's message, the fix included, reads whole, unbroken words, both under the
-cell and in nbgrader's Validate dialog. Real JupyterLab in headless Chromium.
+unsaved); a failed visible test's message, the fix included, reads whole, unbroken words, both under the cell and
+in nbgrader's Validate dialog; Level 24 notebook 02's Run All runs every demonstration before stopping at the
+unwritten step; on a phone the first lesson opens with the sidebars collapsed; Validate speaks the interface's
+language. Real JupyterLab in headless Chromium.
 """
 
 import re
@@ -8,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 import lab
 from grading.build import catalogue
@@ -16,7 +19,8 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-LAB_ENV = {"JUPYTER_CONFIG_PATH": str(ROOT / "grading" / "lab")}
+# as `make lab` starts JupyterLab: the course's lab config, and its own labextension on JUPYTER_PATH
+LAB_ENV = {"JUPYTER_CONFIG_PATH": str(ROOT / "grading" / "lab"), "JUPYTER_PATH": str(ROOT / "grading" / "lab" / "share")}
 FIX = "You used continue after a rejection; use break."
 
 if not lab.chromium_path():
@@ -203,3 +207,33 @@ def test_students_lab_opens_on_a_phone_with_the_lesson_not_the_file_browser(serv
     own = workspace.read_text()
     assert first_layout().write(course, tmp_path / "workspaces") == workspace
     assert workspace.read_text() == own
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_validate_speaks_the_interfaces_language(server, tmp_path, edition):
+    """nbgrader writes the Validate button's and dialog's words as plain strings, which no language pack reaches;
+    the course's labextension (grading/lab/share/labextensions/@course/student-lab) puts the Chinese interface's
+    words in their place, leaves the English interface as nbgrader wrote it, and never touches the test's output."""
+    b = server[0]
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "release" / ("level23_speculative_decoding" + ("_zh" if edition == "zh" else "")), course)
+    with lab.jupyter_lab(course, tmp_path / "jupyter.log", locale="zh_CN" if edition == "zh" else None,
+                         env=LAB_ENV) as (url, token):
+        page = b.new_context(viewport={"width": 1200, "height": 900}).new_page()
+        lab.Notebook(page, url, token, "01_accept_branch.ipynb")
+        button = page.locator(".validate-button").first
+        assert page.evaluate("() => window.jupyterapp.isPluginActivated('@course/student-lab:nbgrader-words')")
+        label, title = ("验证", "验证作业") if edition == "zh" else ("Validate", "Validate Assignment")
+        expect(button).to_have_text(label)
+        assert button.get_attribute("title") == title
+        button.click()
+        dialog = page.locator(".nbgrader-ErrorDialog")
+        dialog.locator("#validation-message pre").first.wait_for(timeout=120_000)
+        header, failed = ("验证结果", "下面这个单元格没有通过：") if edition == "zh" else \
+            ("Validation Results", "The following cell failed:")
+        expect(dialog.locator(".jp-Dialog-header")).to_have_text(header)
+        expect(dialog.locator("#validation-message p").first).to_have_text(failed)
+        # the cell and its traceback are shown as nbgrader gave them (the source's 'Validate'-free code, the message)
+        source = dialog.locator("#validation-message pre").first.inner_text()
+        assert "spec_checks.readable(problem)" in source
+        page.context.close()
