@@ -145,7 +145,7 @@ def verify_drafts(target, cache, last_token, draft_tokens, draft_probs, temperat
 case = spec_checks.pair_case("visible")
 run = spec_checks.pair_steps(verify_drafts, case)
 problem = spec_checks.pair_problem(run, case)
-assert problem is None, problem
+assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("n3_passed", steps=len(case.states)))
 
 # %% [markdown] l10n="faster"
