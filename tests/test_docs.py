@@ -85,4 +85,7 @@ def test_the_chinese_readme_names_every_notebook_of_both_levels():
     for assignment in ("level23_speculative_decoding_zh", "level24_residual_and_bonus_zh"):
         for notebook in ASSIGNMENTS[assignment]:
             assert notebook in text, notebook
-    assert re.search(r"`03_real_pair` \|[^\n]*\| 7 \|", text)  # notebook 03 and its 7 points
+    import nbformat
+    nb = nbformat.read(ROOT / "source" / "level24_residual_and_bonus" / "03_real_pair.ipynb", as_version=4)
+    points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in nb.cells)
+    assert re.search(rf"`03_real_pair` \|[^\n]*\| {points:g} \|", text)  # notebook 03 and its points, as graded

@@ -19,7 +19,7 @@ def test_example_class_gets_the_expected_scores(graded_course):
 
 
 # Level 24's example students: (notebook 01, notebook 02, notebook 03) scores.
-EXPECTED_LEVEL24 = {"ada": (14, 14, 7), "eve": (9, 6, 2)}
+EXPECTED_LEVEL24 = {"ada": (14, 14, 9), "eve": (9, 6, 5)}
 
 
 def test_level24_example_students_get_the_expected_scores(graded_course):
