@@ -88,3 +88,14 @@ def test_the_release_keeps_the_lesson_and_hides_only_answers_and_hidden_tests():
         assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
         assert "spec_from_file_location" not in text
         assert "pass_rates" in text or "reviewer_a" in text
+
+
+@pytest.mark.parametrize("level", ["level23_speculative_decoding", "level24_residual_and_bonus"])
+def test_a_helper_module_defines_each_function_once_unless_it_extends_it(level):
+    """A later block of spec_checks.py that defines a name again replaces the earlier one for every notebook: only the
+    wire and trace functions are extended on purpose (each keeps the one before as _base_<name>)."""
+    import ast
+    tree = ast.parse((ROOT / "source" / level / "spec_checks.py").read_text())
+    names = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    extended = {n for n in names if f"_base_{n}" in (ROOT / "source" / level / "spec_checks.py").read_text()}
+    assert sorted({n for n in names if names.count(n) > 1} - extended) == []

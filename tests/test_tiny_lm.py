@@ -259,9 +259,9 @@ PAIR_CHECKS = {  # grade id: (the case, the check), as notebook 03's test cells 
     "test_visible": ("visible", sc.pair_problem),
     "hidden_one_call_per_step": ("calls", sc.calls_problem),
     "hidden_cache_rolled_back": ("cache", sc.cache_problem),
-    "hidden_greedy_equal": ("greedy", sc.tokens_problem),
+    "hidden_greedy_equal": ("greedy", sc.pair_tokens_problem),
     "hidden_no_drafts": ("no_drafts", sc.pair_problem),
-    "hidden_sampling_steps": ("sampling", lambda run, case: sc.tokens_problem(run, case) or sc.weights_problem(run, case)),
+    "hidden_sampling_steps": ("sampling", lambda run, case: sc.pair_tokens_problem(run, case) or sc.weights_problem(run, case)),
 }
 
 

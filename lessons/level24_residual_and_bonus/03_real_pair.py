@@ -285,7 +285,7 @@ spec_checks.check(spec_checks.cache_problem(spec_checks.pair_steps(verify_drafts
 # Hidden check: on greedy states the step's tokens, token for token.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.pair_case("greedy")
-spec_checks.check(spec_checks.tokens_problem(spec_checks.pair_steps(verify_drafts, case), case))
+spec_checks.check(spec_checks.pair_tokens_problem(spec_checks.pair_steps(verify_drafts, case), case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_drafts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -300,7 +300,7 @@ spec_checks.check(spec_checks.pair_problem(spec_checks.pair_steps(verify_drafts,
 ### BEGIN HIDDEN TESTS
 case = spec_checks.pair_case("sampling")
 run = spec_checks.pair_steps(verify_drafts, case)
-spec_checks.check(spec_checks.tokens_problem(run, case) or spec_checks.weights_problem(run, case))
+spec_checks.check(spec_checks.pair_tokens_problem(run, case) or spec_checks.weights_problem(run, case))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_sampling_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -1752,7 +1752,7 @@ def cache_problem(run, case):
     return None
 
 
-def tokens_problem(run, case):
+def pair_tokens_problem(run, case):
     """None when every step returned the reference step's tokens on its state (the same coin and picks)."""
     problem = pair_error_problem(run, case)
     if problem:
@@ -1792,8 +1792,8 @@ def weights_problem(run, case):
 
 
 def pair_problem(run, case):
-    """The first of calls_problem, cache_problem, tokens_problem and weights_problem, or None."""
-    return calls_problem(run, case) or cache_problem(run, case) or tokens_problem(run, case) or weights_problem(
+    """The first of calls_problem, cache_problem, pair_tokens_problem and weights_problem, or None."""
+    return calls_problem(run, case) or cache_problem(run, case) or pair_tokens_problem(run, case) or weights_problem(
         run, case)
 
 
