@@ -85,3 +85,15 @@ def test_the_class_report_names_a_cut_zh_notebook_in_english(tmp_path):
     assert list(cut) == [f"ada/{assignment}/{notebook}"]
     assert cut[f"ada/{assignment}/{notebook}"] == nb.cells[0].metadata[sanitize.CUT_MARK]
     assert "forged" not in json.dumps(cut) and "cells (at most 500 are shown)" in json.dumps(cut)
+
+
+def test_a_shown_autograded_notebook_keeps_the_graders_note_and_is_not_cut_again():
+    """The page bounds the autograded notebook again: its note (cell 0) is kept outside the 500 cells, so a notebook
+    cut to 500 cells is not cut once more (a second note); while grading, a student's own mark on cell 0 is removed."""
+    assignment = ZH[0]
+    _, nb = oversized(assignment)
+    sanitize.bound_notebook(nb, assignment)  # as autograde does: the forged mark on cell 0 is not believed
+    assert nb.cells[0].metadata[sanitize.CUT_MARK] != "forged by the student"
+    assert len(nb.cells) == sanitize.MAX_CELLS + 1
+    assert sanitize.bound_notebook(nb, assignment, shown_graded=True) == []
+    assert len(nb.cells) == sanitize.MAX_CELLS + 1 and sum(sanitize.CUT_MARK in c.metadata for c in nb.cells) == 1

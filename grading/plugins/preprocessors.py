@@ -339,7 +339,7 @@ class SanitizeStudentContent(SanitizeHTML):
 
         nb.metadata.pop("widgets", None)  # a page with widget state would load a widget manager
         assignment = (resources or {}).get("nbgrader", {}).get("assignment", "") if isinstance(resources, dict) else ""
-        sanitize.bound_notebook(nb, assignment)  # before anything renders it: cells, sources, attachments (issue 41)
+        sanitize.bound_notebook(nb, assignment, shown_graded=True)  # before anything renders it (issue 41)
         self._rendered_chars = 0
         return super().preprocess(nb, resources)
 

@@ -287,6 +287,7 @@ MAX_NOTEBOOK_SOURCE = 200_000  # characters of source in all; past them each fur
 SHORT_SOURCE = 1_000
 MAX_ATTACHMENTS = 10  # attachments kept in a notebook
 MAX_ATTACHMENT_CHARS = 500_000  # characters (base64) of one attachment kept, and 2 x this of all together
+MARKER_ROOM = 200  # characters left in a cut cell's bound for the marker saying it was cut
 CUT_MARK = "grader_cut"  # the note cell's metadata: what was cut, in English, for the class report (grading/grade.py)
 
 
@@ -297,9 +298,10 @@ def _source_text(cell):
     return source if isinstance(source, str) else ""
 
 
-def bound_notebook(nb, assignment=""):
+def bound_notebook(nb, assignment="", shown_graded=False):
     """Cut ``nb`` (a notebook node, in place) to the bounds above; a markdown cell on top says what was cut, in
     ``assignment``'s language (grading/judge/grader_text.py), and carries it in English in its metadata (CUT_MARK).
+    ``shown_graded``: ``nb`` is an autograded notebook being shown, whose first cell may be the grader's own note.
     Returns what was cut, as English phrases ([] when nothing was)."""
     from grading.judge import grader_text
 
@@ -307,7 +309,23 @@ def bound_notebook(nb, assignment=""):
     if not isinstance(cells, list):
         return []
     words, english = grader_text.words(assignment), grader_text.ENGLISH
-    for cell in cells:  # only the grader's own note carries the mark
+    # An earlier note of the grader's (the autograded notebook's, now shown) is kept on top, outside the bounds;
+    # only there: anywhere else, and in a notebook being graded, the mark is removed (a student's is not believed).
+    earlier = cells[0] if shown_graded and cells and isinstance(cells[0], dict) and isinstance(cells[0].get("metadata"), dict) \
+        and cells[0]["metadata"].get(CUT_MARK) and cells[0].get("cell_type") == "markdown" else None
+    if earlier is not None:
+        nb["cells"] = cells[1:]
+        try:
+            return _bound(nb, words, english)
+        finally:
+            nb["cells"].insert(1 if nb["cells"] and nb["cells"][0].get("metadata", {}).get(CUT_MARK) else 0, earlier)
+    return _bound(nb, words, english)
+
+
+def _bound(nb, words, english):
+    """bound_notebook's work on ``nb``'s cells, with no earlier note of the grader's among them."""
+    cells = nb["cells"]
+    for cell in cells:
         if isinstance(cell, dict) and isinstance(cell.get("metadata"), dict):
             cell["metadata"].pop(CUT_MARK, None)
     cut = []  # (key of the phrase, its blanks)
@@ -331,12 +349,12 @@ def bound_notebook(nb, assignment=""):
             continue
         source = _source_text(cell)
         if len(source) > MAX_CELL_SOURCE:
-            half = MAX_CELL_SOURCE // 2
+            half = (MAX_CELL_SOURCE - MARKER_ROOM) // 2  # with the marker, within the bound: not cut again when shown
             marker = words["cut_in_cell"].format(count=len(source) - 2 * half)
             source = f"{source[:half]}\n... [{marker}] ...\n{source[-half:]}"
             long_cells += 1
         if total > MAX_NOTEBOOK_SOURCE and len(source) > SHORT_SOURCE:
-            source = f"{source[:SHORT_SOURCE]}\n... [{words['cut_rest_of_cell']}]"
+            source = f"{source[:SHORT_SOURCE - MARKER_ROOM]}\n... [{words['cut_rest_of_cell']}]"
             short_cells += 1
         total += len(source)
         if source is not cell.get("source"):
@@ -359,7 +377,8 @@ def bound_notebook(nb, assignment=""):
     if long_cells:
         cut.append(("cut_long_cells", dict(count=long_cells, chars=MAX_CELL_SOURCE)))
     if short_cells:
-        cut.append(("cut_short_cells", dict(count=short_cells, chars=MAX_NOTEBOOK_SOURCE, short=SHORT_SOURCE)))
+        cut.append(("cut_short_cells", dict(count=short_cells, chars=MAX_NOTEBOOK_SOURCE,
+                                            short=SHORT_SOURCE - MARKER_ROOM)))
     if dropped:
         cut.append(("cut_attachments", dict(count=dropped, most=MAX_ATTACHMENTS, chars=MAX_ATTACHMENT_CHARS,
                                             total=2 * MAX_ATTACHMENT_CHARS)))
