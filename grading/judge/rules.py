@@ -52,7 +52,7 @@ SENTENCES = {  # rule id: (en, zh)
     "pair_positions_k": (
         "your call covers the K drafts but not last_token: call the target on [last_token] + draft_tokens, K + 1 "
         "positions, so row i checks draft i and row K is the bonus row",
-        "你的调用只包含 K 个草稿，没有 last_token：要对 [last_token] + draft_tokens 这 K + 1 个位置调用目标模型，"
+        "你的调用只包含 K 个草稿，漏掉了 last_token：要对 [last_token] + draft_tokens 这 K + 1 个位置调用目标模型，"
         "这样第 i 行用来检查第 i 个草稿，第 K 行用来采样额外 token"),
     "pair_no_rollback": (
         "you do not roll the cache back: after the step, crop it to start + len(tokens) so rejected drafts leave it",
@@ -67,7 +67,7 @@ SENTENCES = {  # rule id: (en, zh)
     "pair_cache_not_grown": (
         "your cache is no longer after a step than before it, so last_token and the accepted drafts are lost: "
         "crop it to start + len(tokens)",
-        "每一步之后你的缓存都不比这一步之前长，last_token 和被接受的草稿都丢掉了：要裁剪到 start + len(tokens)"),
+        "你的缓存在一步之后并不比这一步之前长，所以 last_token 和被接受的草稿都丢掉了：要裁剪到 start + len(tokens)"),
     "pair_crop_fixed": (
         "your cache keeps the same number of positions after every step, whatever was accepted: crop it to "
         "start + len(tokens)",
@@ -101,7 +101,7 @@ SENTENCES = {  # rule id: (en, zh)
         "应当传入 rows(logits, temperature)"),
     "pair_temperature_missing": (
         "your target rows ignore the temperature (they are the rows at temperature 1): pass rows(logits, temperature)",
-        "你的目标模型各行没有用上温度（它们是温度为 1 时的行）：应当传入 rows(logits, temperature)"),
+        "你算出的目标模型各行没有考虑温度（用的是温度为 1 时的行）：应当传入 rows(logits, temperature)"),
     "pair_probs_as_logits": (
         "you give rows() probabilities instead of logits (rows(torch.softmax(logits, -1), temperature)): rows() "
         "takes the logits the target returned",
@@ -119,7 +119,7 @@ SENTENCES = {  # rule id: (en, zh)
     "pair_never_accepts": (
         "your step never keeps a draft: it returns one token each time, also where the target accepts drafts; return "
         "what speculative_step gives for draft_probs and rows(logits, temperature)",
-        "你的这一步从不保留草稿：每次只返回一个 token，即使目标模型会接受草稿也是如此；应当返回 speculative_step 对 "
+        "你的这一步从不保留草稿：每次都只返回一个 token，即使目标模型本该接受草稿也是如此；应当返回 speculative_step 对 "
         "draft_probs 和 rows(logits, temperature) 给出的结果"),
     "pair_drops_last_draft": (
         "your call leaves out the last draft: call the target on [last_token] + draft_tokens, all K + 1 positions, so "
@@ -139,7 +139,7 @@ SENTENCES = {  # rule id: (en, zh)
     "pair_raises": (
         "your verify_drafts raises {error} in {where} ({n} of the {m} steps the checks ran); a hidden check does not "
         "show its message: run the visible test in the notebook to see the traceback",
-        "你的 verify_drafts 在 {where} 中抛出 {error}（检查运行的 {m} 步中有 {n} 步如此）；隐藏检查不会显示错误信息："
+        "你的 verify_drafts 在 {where} 里抛出了 {error}（检查共运行 {m} 步，其中 {n} 步如此）；隐藏检查不会显示错误信息："
         "在 notebook 里运行可见测试，就能看到完整的回溯信息"),
     "pair_tokens_not_greedy": (
         "your target calls and your cache are right, but the tokens are not the step's: return what "

@@ -37,15 +37,15 @@ TEXT = {
     ],
     "quiz": {
         "l24_pair_check": {
-            "question": "在这台 CPU 上，小目标模型对 5 个位置调用一次，只比对 1 个位置调用一次稍慢一点（在上面的计时中约为 1.2 倍）。对这个模型来说，原因是什么？",
+            "question": "在这台 CPU 上，这个小目标模型一次调用带 5 个位置，只比带 1 个位置稍慢一点（上面的计时中约为 1.2 倍）。对这个模型来说，原因是什么？",
             "options": [
-                "从内存读取权重占了大头，和论文里的加速器一样",
-                "一次调用的大部分时间是每次调用的固定开销（Python 和 PyTorch 为每个运算做准备），而不是计算本身",
+                "从内存读取权重占了大部分时间，和论文里的加速器上一样",
+                "一次调用的大部分时间是每次调用都有的固定开销（Python 和 PyTorch 为每个运算做准备），而不是计算本身",
                 "目标模型跳过了草稿位置"
             ],
             "why": [
-                "对这个模型不是这样：它的权重（float32 下 2.6 MB）读取一遍远不到 1 毫秒。内存带宽是加速器上大模型的原因；对这个小模型来说，原因是每次调用的固定开销。",
-                "正确：上面的计时正说明了这一点，一次调用的用时增长得比位置数慢得多，所以大部分是每次调用的开销（启动它的许多小运算）。无论哪种原因，同一次调用里多几个位置几乎不花代价。",
+                "对这个模型不是这样：它的权重（float32 下 2.6 MB）读一遍远用不了 1 毫秒。内存带宽是加速器上大模型的原因；对这个小模型来说，原因是每次调用的固定开销。",
+                "正确：上面的计时正说明了这一点：一次调用的用时远不随位置数成比例增长，所以大部分时间是每次调用的开销（启动其中许多小运算）。无论是哪种原因，同一次调用里多带几个位置都几乎没有额外开销。",
                 "不对：目标模型会计算给它的每个位置，包括草稿位置：这正是投机解码要付出的额外计算（Leviathan 等（2023）的定理 3.11）。"
             ]
         },
@@ -166,36 +166,36 @@ TEXT = {
         "测得的 α",
         "一对真实模型：α 随 T 的变化",
         "固定前缀（每个 T 都相同）",
-        "目标模型在该 T 下自己的文本"
+        "目标模型在该 T 下自己生成的文本"
     ],
     "forward_lines": [
-        "一次调用，{n} 个位置，{calls} 次调用：最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
-        "{n} 个位置对 {first} 个位置，逐次相比：中位数是其 {ratio} 倍（最小 {low}，最大 {high}）"
+        "每次调用带 {n} 个位置，共 {calls} 次：最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
+        "带 {n} 个位置与带 {first} 个位置的调用逐次相比：用时的中位数是后者的 {ratio} 倍（最小 {low} 倍，最大 {high} 倍）"
     ],
     "greedy_lines": [
-        "{prompt} 之后的贪心文本（{n} 个 token）：",
+        "提示词 {prompt} 之后的贪心文本（{n} 个 token）：",
         "    其中最常见的字符 {char} 占 {share}",
-        "在 {prompt} 上计时：每次运行中投机解码都给出与普通生成相同的 token：{same}",
+        "在提示词 {prompt} 上计时。每次运行中，投机解码给出的 token 是否都与普通生成相同：{same}",
         "普通生成：{runs} 次运行，最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
         "投机解码：K = {k}，最快 {low} 毫秒，中位数 {median} 毫秒，最慢 {high} 毫秒",
-        "每次运行的加速比：中位数 {median}×（最小 {low}，最大 {high}）；每次目标模型调用 {per_call} 个 token，检查过的 {checked} 个草稿中接受 {accepted} 个（共提出 {drafted} 个）"
+        "每次运行的加速比：中位数 {median}×（最小 {low}×，最大 {high}×）；每次目标模型调用得到 {per_call} 个 token，检查过的 {checked} 个草稿中接受了 {accepted} 个（共提出 {drafted} 个）"
     ],
     "pair_report": [
-        "T = {temperature} 下 {runs} 次运行，每次 {n} 个 token，普通生成和投机解码（K = {k}）轮流进行；下面一步中的每个部分，都取所有运行中所有步的中位数（普通生成的一个 token 就是一步）：",
-        "c = {c}：一个草稿 token {draft} 毫秒，除以一次只带 1 个位置的目标模型调用 {call} 毫秒（两者都在运行中计时）；α = {alpha}，取自目标模型在该 T 下自己文本的 {positions} 个前缀",
+        "T = {temperature}，普通生成和投机解码（K = {k}）轮流运行，各 {runs} 次，每次 {n} 个 token；下面一步中各部分的用时，都取所有运行中所有步的中位数（普通生成时，一个 token 算一步）：",
+        "c = {c}：生成一个草稿 token 用时 {draft} 毫秒，除以一次只带 1 个位置的目标模型调用用时 {call} 毫秒（两者都在运行中计时）；α = {alpha}，是在目标模型于该 T 下自己生成的文本的 {positions} 个前缀上求的平均",
         "公式（定理 3.8）：每步 {tokens} 个 token，一步的代价为 K·c + 1 = {cost} 次目标模型调用：加速比 {speedup}×",
-        "实测：每步 {tokens} 个 token；检查过的 {checked} 个草稿中接受 {accepted} 个（{rate}）；另有 {unchecked} 个草稿在拒绝之后，从未被检查",
-        "一步用时 {step} 毫秒 = {tokens} 个普通 token（一个普通 token 用时 {plain} 毫秒，其中调用 {call} 毫秒），其构成：",
-        "    提出 {k} 个草稿 {draft} 毫秒；带 {positions} 个位置的调用 {call} 毫秒（是只带 1 个位置的调用的 {ratio} 倍）；其余部分（算行、speculative_step、裁剪、循环）{rest} 毫秒",
-        "所以 {tokens} 个 token 花了 {cost} 个普通 token 的时间：{explained}×；在整次运行上实测（包括机器的每一次停顿）：中位数 {median}×（最小 {low}，最大 {high}）",
+        "实测：每步 {tokens} 个 token；检查过的 {checked} 个草稿中接受了 {accepted} 个（{rate}）；另有 {unchecked} 个草稿排在拒绝之后，没有被检查",
+        "一步用时 {step} 毫秒，相当于 {tokens} 个普通 token 的用时（一个普通 token 用时 {plain} 毫秒，其中目标模型调用 {call} 毫秒），分解如下：",
+        "    提出 {k} 个草稿 token {draft} 毫秒；带 {positions} 个位置的调用 {call} 毫秒（是只带 1 个位置的调用的 {ratio} 倍）；其余部分（算出各行、speculative_step、裁剪、循环）{rest} 毫秒",
+        "所以得到 {tokens} 个 token 花了 {cost} 个普通 token 的时间：加速 {explained}×；按整次运行实测（机器的每一次停顿都算在内）：中位数 {median}×（最小 {low}×，最大 {high}×）",
         "代价：每输出一个 token，目标模型要计算 {positions} 个位置（普通生成：1.00）"
     ],
     "say": {
         "pair_sizes": "目标模型：{parameters} 个参数；草稿模型：一张 {rows} × {columns} 的二元（bigram）表",
-        "not_timed": "批改时不计时：用时取决于机器，而且这里没有任何计分内容。",
+        "not_timed": "批改时不计时：用时取决于机器，而且这里没有要计分的内容。",
         "not_timed_short": "批改时不计时。",
         "not_measured": "批改时不测量。",
-        "alpha_at": "T = {temperature:.1f}：固定前缀上 α = {alpha:.3f}（{texts} 段文本：{low:.3f} 到 {high:.3f}）；目标模型在该 T 下自己的文本上 α = {own:.3f}，{char} 占这段文本的 {share:.0%}",
+        "alpha_at": "T = {temperature:.1f}：固定前缀上 α = {alpha:.3f}（{texts} 段文本各自在 {low:.3f} 到 {high:.3f} 之间）；目标模型在该 T 下自己生成的文本上 α = {own:.3f}，{char} 占这段文本的 {share:.0%}",
         "derivation": "min(p, q)                 = {accept}   β = {alpha}\nP(拒绝)                   = {reject} = max(0, p - q) 之和 = {leftover}\n残差分布                  = {residual}\nmin + P(拒绝) * 残差分布  = {total}   p = {p}",
         "one_draw": "抽取一次：{tensor} -> {item}",
         "draw_shares": "10,000 次抽取中各 token 的比例：{shares}",
