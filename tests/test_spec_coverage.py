@@ -99,3 +99,14 @@ def test_a_helper_module_defines_each_function_once_unless_it_extends_it(level):
     names = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
     extended = {n for n in names if f"_base_{n}" in (ROOT / "source" / level / "spec_checks.py").read_text()}
     assert sorted({n for n in names if names.count(n) > 1} - extended) == []
+
+
+def test_the_message_layout_is_the_same_in_both_levels_helpers():
+    """spec_checks.readable (the visible tests' message layout) lives in each level's helper module, since each
+    notebook folder holds only its own level's helpers; the two copies must not drift apart."""
+    def block(level):
+        text = (ROOT / "source" / level / "spec_checks.py").read_text()
+        start = text.index("LINE_WIDTH = ")
+        end = text.index("\n\n\n", text.index("def readable(", start))
+        return text[start:end]
+    assert block("level23_speculative_decoding") == block("level24_residual_and_bonus")
