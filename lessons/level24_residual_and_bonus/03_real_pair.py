@@ -260,7 +260,7 @@ quiz("l24_pair_check")
 # contents), also when only the last draft is rejected; greedy states give the reference step's
 # tokens, also when every draft agrees; with `K = 0` (no drafts) a step is one ordinary decoding
 # step; at temperatures 0.7, 1 and 1.3 the tokens and the row handed to `torch.multinomial` are the
-# reference's under the same scripted coin; and over 300 steps with real random draws, the first
+# reference's under the same scripted coin; and over 200 steps with real random draws, the first
 # token follows the target's row.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}

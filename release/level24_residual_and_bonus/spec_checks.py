@@ -1483,7 +1483,7 @@ _PAIR_RECIPES = {
         ("def __init__(self, ", 0.7, 0.35, 1, "first"), ("    return ", 1.0, 0.25, 2, "middle"),
         ("import ", 1.3, 0.2, 3, "last"), ("for key, value in ", 0.7, 0.1, 4, "all"),
         ("        if not ", 1.0, 0.05, 5, "all"), ("class ", 1.3, 0.5, 6, "middle"))],),
-    "distribution": lambda: ([make_state("    return ", 3, 0.7, seed=7)], 300, 2407),
+    "distribution": lambda: ([make_state("    return ", 2, 0.7, seed=7)], 200, 2407),
 }
 
 
