@@ -367,4 +367,4 @@ def test_an_error_inside_verify_drafts_is_named_by_type_and_where(body, error, w
             + "\n    return tokens\n")
     judge, line = mutants.grade(code, "level24_residual_and_bonus", "03_real_pair")
     assert judge.failed and f"raises {error} in {where}" in line, line
-    assert rules.pair_raised(judge.calls, "zh").startswith(f"你的 verify_drafts 在 {where} 中抛出 {error}")
+    assert rules.pair_raised(judge.calls, "zh").startswith(f"你的 verify_drafts 在 {where} 里抛出了 {error}")
