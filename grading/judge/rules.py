@@ -982,7 +982,7 @@ def pair_evidence(calls):
         for st, step, want in states:
             if step["error"]:
                 continue
-            logits = h["_pair_logits"](st, st.drafts)[0]
+            logits = want["logits"]
             if st.temperature > 0:
                 p = h["_tiny_lm"]()[0].rows(logits, st.temperature)
                 best = [int(x) for x in p.argmax(dim=-1)]
@@ -994,7 +994,7 @@ def pair_evidence(calls):
             if not step["events"] or len(step["events"][-1][2]) < 128:
                 continue
             got = h["_normalise"](torch.tensor(step["events"][-1][2][:128], dtype=torch.float64))
-            q = torch.tensor(st.q, dtype=torch.float32).reshape(st.k, 128)
+            q = st.q_rows()
             for rule in PAIR_ROW_MODELS[:-1]:
                 if (rule == "pair_temperature_missing" and st.temperature == 1) or (
                         st.temperature == 0 and rule != "pair_temperature_missing"):

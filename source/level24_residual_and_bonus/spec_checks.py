@@ -1296,6 +1296,10 @@ class PairState:
     def wire(self):
         return [self.ids, self.drafts, self.q, self.temperature, self.r, self.pick, self.label]
 
+    def q_rows(self):
+        """The draft rows as the [K, V] float32 tensor verify_drafts is given."""
+        return torch.tensor(self.q, dtype=torch.float32).reshape(self.k, PAIR_VOCAB)
+
 
 class PairCase:
     """States of one speculative step, each run on a fresh cache; ``samples`` > 0: the first state is run that many
@@ -1353,13 +1357,13 @@ def step_model(p, q, drafts, r):
 
 
 def reference_step(state):
-    """{"tokens", "accepted", "weights" (normalised), "start"} of the reference step on ``state``."""
+    """{"tokens", "accepted", "weights" (normalised), "start", "logits" (the target's, which the diagnosis's models of
+    wrong rows start from)} of the reference step on ``state``."""
     module, _, _ = _tiny_lm()
     logits, _ = _pair_logits(state, state.drafts)
-    p = module.rows(logits, state.temperature)
-    q = torch.tensor(state.q, dtype=torch.float32).reshape(state.k, PAIR_VOCAB)
-    n, weights = step_model(p, q, state.drafts, state.r)
-    return {"tokens": state.drafts[:n] + [state.pick], "accepted": n, "weights": weights, "start": state.start}
+    n, weights = step_model(module.rows(logits, state.temperature), state.q_rows(), state.drafts, state.r)
+    return {"tokens": state.drafts[:n] + [state.pick], "accepted": n, "weights": weights, "start": state.start,
+            "logits": logits}
 
 
 def probe(state, kept):
@@ -1404,6 +1408,15 @@ def _other_than(token, ids):
 
 
 def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None, want=None):
+    """``_make_state``; with ``want`` (a label), the first seed from ``seed`` on (at most 400) whose step does that."""
+    state = _make_state(prompt, k, temperature, agree, r, seed, label)
+    while want is not None and state.label != want and seed < 400:
+        seed += 1
+        state = _make_state(prompt, k, temperature, agree, r, seed, label)
+    return state
+
+
+def _make_state(prompt, k, temperature, agree, r, seed, label):
     """A state after ``prompt``. At temperature 0 the first ``agree`` drafts are the target's own greedy tokens (all
     of them when ``agree`` is None or >= k), the next one another likely token, the rest the bigram's greedy chain,
     each row one-hot at its draft; above 0, drafts sampled from the bigram's rows at the temperature (torch generator
@@ -1434,7 +1447,7 @@ def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None
             rows_q.append([_float(x) for x in row])
     state = PairState(ids, drafts, rows_q, temperature, r, 0, label or "")
     p = module.rows(_pair_logits(state, drafts)[0], temperature)
-    q = torch.tensor(rows_q, dtype=torch.float32).reshape(k, PAIR_VOCAB)
+    q = state.q_rows()
     for _ in range(50):  # no coin within 1e-3 of a p / q it decides: the rows' last bits must not decide a check
         near = [_float(p[i, t]) / _float(q[i, t]) for i, t in enumerate(drafts)
                 if _float(q[i, t]) > 0 and _float(p[i, t]) < _float(q[i, t])]
@@ -1449,8 +1462,6 @@ def make_state(prompt, k, temperature=0.0, agree=None, r=0.5, seed=0, label=None
     state.pick = _int(second)
     if label is None:
         state.label = "empty" if k == 0 else "all" if n == k else "first" if n == 0 else "last" if n == k - 1 else "middle"
-    if want is not None and state.label != want and seed < 400:  # the next seed's drafts, until the step does this
-        return make_state(prompt, k, temperature, agree, r, seed + 1, label, want)
     return state
 
 
@@ -1549,7 +1560,7 @@ def _one_step(function, state):
     if state.start:
         target.forward_cached(state.ids[:-1], cache)
     recorded = _Recorded(target, cache)
-    q = torch.tensor(state.q, dtype=torch.float32).reshape(state.k, PAIR_VOCAB)
+    q = state.q_rows()
     script = Script([state.r] * 64, [state.pick] * 64)
     fakes = (script.rand, script.multinomial, script.method())
     out = {"tokens": None, "plain": True, "error": None, "calls": recorded._calls, "length": -1, "probe": None}
