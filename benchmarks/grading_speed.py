@@ -270,8 +270,8 @@ def profile(n=20, rate=50):
     course = make_class(Path(tempfile.mkdtemp(prefix="bench-profile-")), n)
     out = course / "profile.txt"
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from grading import grade; "
-            f"grade.run_workers({str(course)!r}, grade.students({str(course)!r}), 1, "
-            f"grade.default_db_url({str(course)!r}), echo=False)")
+            f"grade.run_workers({str(course)!r}, grade.students({str(course)!r}, {ASSIGNMENT!r}), 1, "
+            f"grade.default_db_url({str(course)!r}), echo=False, assignment={ASSIGNMENT!r})")
     wall, cpu = measure(lambda: subprocess.run([spy, "record", "--subprocesses", "-r", str(rate), "-f", "raw", "-o",
                                                 str(out), "--", sys.executable, "-c", code], check=True,
                                                capture_output=True, env=pipeline.env()))
@@ -285,7 +285,7 @@ def profile(n=20, rate=50):
         else:
             phases[phase(procs, frames)] += count
     busy = sum(phases.values())
-    print(f"one worker, {n} submissions under py-spy ({rate}/s): {wall:.1f} s wall, {cpu:.1f} CPU-s (cgroup); "
+    print(f"one worker, {n} submissions of {ASSIGNMENT} under py-spy ({rate}/s): {wall:.1f} s wall, {cpu:.1f} CPU-s (cgroup); "
           f"{busy / rate:.1f} s of busy samples (every process), {idle / rate:.1f} s blocked")
     print(f"| {'phase':54} | share of busy samples |")
     for name, count in phases.most_common():
@@ -295,15 +295,14 @@ def profile(n=20, rate=50):
 
 
 if __name__ == "__main__":
-    if "--profile" in sys.argv:
-        rest = [a for a in sys.argv[1:] if not a.startswith("--")]
-        profile(int(rest[0]) if rest else 20)
-        sys.exit()
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     chosen = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--assignment=")), ASSIGNMENT)
     if chosen not in ASSIGNMENTS:
         sys.exit(f"--assignment: one of {', '.join(ASSIGNMENTS)}")
     ASSIGNMENT, NOTEBOOKS = chosen, ASSIGNMENTS[chosen]
+    if "--profile" in sys.argv:
+        profile(int(args[0]) if args else 20)
+        sys.exit()
     quick = "--quick" in sys.argv
     option = lambda name, default: next((int(a.split("=")[1]) for a in sys.argv[1:] if a.startswith(f"--{name}=")),  # noqa: E731
                                         default)

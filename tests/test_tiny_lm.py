@@ -304,6 +304,47 @@ def test_the_cases_send_inputs_only_and_cover_what_the_checks_claim():
     assert all(s.k == 0 for s in sc.pair_case("no_drafts").states)
 
 
+def test_the_recipes_name_the_seed_their_search_ends_at(monkeypatch):
+    """Building a case costs one try per state: a recipe's seed is the first one whose state shows what it wants (each
+    try is a forward call of the target; the search was a tenth of a second of the kernel's visible test)."""
+    tries = []
+    real = sc._make_state
+    monkeypatch.setattr(sc, "_make_state", lambda *a: tries.append(a) or real(*a))
+    for name, recipe in sc._PAIR_RECIPES.items():
+        tries.clear()
+        states = recipe()[0]
+        assert len(tries) == len(states), name
+
+
+def _crops_first(target, cache, last_token, draft_tokens, draft_probs, temperature):
+    """A wrong step that changes the cache before its call: the call is on another prefix."""
+    cache.crop(cache.length - 1)
+    logits = target.forward_cached([last_token] + list(draft_tokens), cache)
+    return sp.speculative_step(draft_probs, tiny_lm.rows(logits, temperature), draft_tokens)
+
+
+@pytest.mark.parametrize("verify, served", [(reference_verify, True), (_crops_first, False)],
+                         ids=["right", "crops-first"])
+def test_the_distribution_memo_changes_nothing_the_function_sees(verify, served, monkeypatch):
+    """The 200 distribution steps serve repeated target calls on the untouched prefix from memory: the first tokens
+    are the same as with the model run on every call, for a right step (most of whose calls are served) and for one
+    that changes the cache first (whose calls are not on the prefix, so none is served)."""
+    case = sc.pair_case("distribution")
+    hits = []
+    real = sc._PrefixMemo.forward_cached
+
+    def counting(self, ids, cache):
+        hits.append(self._at_prefix(cache) and tuple(ids) in self.seen)
+        return real(self, ids, cache)
+    monkeypatch.setattr(sc._PrefixMemo, "forward_cached", counting)
+    with_memo = sc.pair_samples(verify, case)
+    monkeypatch.setattr(sc._PrefixMemo, "forward_cached", lambda self, ids, cache: self.model.forward_cached(ids, cache))
+    without = sc.pair_samples(verify, case)
+    assert with_memo.firsts == without.firsts and len(with_memo.firsts) == case.samples
+    assert with_memo.ename is None and without.ename is None
+    assert (sum(hits) > case.samples // 2) if served else not any(hits)
+
+
 def test_a_function_that_does_not_do_the_step_gains_nothing_from_the_kernel():
     """What the kernel could change is the student's own (spec_pair, the rows, the library): a verify_drafts that
     returns nothing, one that replaces spec_pair's generation, and one that returns the drafts all lose every check

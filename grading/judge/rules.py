@@ -777,6 +777,21 @@ def _as_dict(o):
     return {"events": o.events, "tokens": o.tokens, "error": o.error, "rejected": o.rejected}
 
 
+_MODELS = {}
+
+
+def _model(case, draws, picks, bonus, mistakes=frozenset()):
+    """``level24`` as a dict, remembered in this grading process: a model depends on the case, the scripted draws and
+    the mistakes only, never on the student, and the diagnosis asks for the same ones in every notebook of a class
+    (recomputing them was about 60 ms a notebook of Levels 24's 01 and 02, the grader's largest part). Read only."""
+    key = repr((case.wire, list(draws), list(picks), bool(bonus), sorted(mistakes)))
+    if key not in _MODELS:
+        if len(_MODELS) > 50_000:
+            _MODELS.clear()
+        _MODELS[key] = _as_dict(level24(case, draws, picks, bonus, frozenset(mistakes)))
+    return _MODELS[key]
+
+
 def _bonus_first(trace):
     order = "".join("r" if e[0] == "rand" else "m" for e in trace["events"])
     return "m" in order and "r" in order[order.index("m"):]
@@ -802,12 +817,12 @@ def level24_evidence(calls, bonus):
             continue
         student = {"events": trace["events"], "tokens": trace["tokens"], "error": trace["error"]}
         draws, picks = _call_args(args, kwargs)
-        right = _as_dict(level24(case, draws, picks, bonus))
+        right = _model(case, draws, picks, bonus)
         for rule, (mistakes, aspect) in LEVEL24_RULES.items():
             if not bonus and rule.startswith(("bonus", "no_bonus", "empty_draft")):
                 continue
             extract, equal = ASPECTS[aspect]
-            models = [_as_dict(level24(case, draws, picks, bonus, frozenset(ms)))
+            models = [_model(case, draws, picks, bonus, ms)
                       for ms in [mistakes] + ALTERNATIVES.get(rule, [])]
             models = [mo for mo in models if not equal(extract(mo), extract(right))]
             if not models:
