@@ -91,3 +91,18 @@ def test_the_gradebook_read_in_three_queries_equals_nbgraders_objects(graded_cou
     for assignment in ASSIGNMENTS:
         fast = pipeline.scores(graded_course.root, assignment=assignment)
         assert fast and fast == scores_by_objects(graded_course.root, assignment), assignment
+
+
+def test_level24_lesson_experiments_on_the_students_function_are_not_run_while_grading(graded_course):
+    """Outside the test cells, every lesson cell that runs the student's function many times (notebook 01's 5,000
+    steps, notebook 02's Markov runs and tiny-model generation, notebook 03's timings) says that it is not run while
+    grading, in the graded notebook: nothing there is graded, and they were a tenth of a CPU-second a submission."""
+    import nbformat
+
+    assignment = "level24_residual_and_bonus"
+    expected = {"01_correction_token": 1, "02_bonus_and_step": 2, "03_real_pair": 4}
+    for notebook, want in expected.items():
+        nb = nbformat.read(graded_course.autograded("demo-ada", notebook, assignment), as_version=4)
+        said = [c for c in nb.cells if c.cell_type == "code" and any(
+            "while grading" in o.get("text", "") or "not graded" in o.get("text", "") for o in c.get("outputs", []))]
+        assert len(said) == want, (notebook, [c.source[:60] for c in said])
