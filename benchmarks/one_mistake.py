@@ -53,6 +53,26 @@ CONCEPTS = {
         "one", "hidden_residual_exact": "residual", "hidden_call_order": "order", "hidden_one_new_token": "one",
         "hidden_empty_draft": "empty", "hidden_long_tensor": "types", "hidden_inputs_unchanged": "inputs"},
 }
+# Level 23's catalogued mistakes by the concept they get wrong. A catalogue header lists only some of the checks an
+# answer must lose (row_zero_only's lists the visible test alone), so an answer's own concepts are its header's and
+# its mistake's (Level 24's headers list every check an answer loses).
+MISTAKE_CONCEPT = {
+    "01_accept_branch": {
+        "appends_before_check": "loop", "appends_position": "ids", "appends_probability": "ids",
+        "coin_in_mission1": "draws", "draw_before_compare": "draws", "first_token_peek": "loop",
+        "forgets_continue": "loop", "hard_coded_visible": "ids", "keeps_every_token": "loop", "mutates_inputs": "inputs",
+        "ratio_divides_by_q": "accept", "reads_next_row": "rows", "returns_tensor": "types", "returns_tuple": "types",
+        "reversed_comparison": "accept", "row_maximum": "rows", "row_zero_only": "rows",
+        "skips_instead_of_stopping": "loop", "strict_greater": "accept", "tensor_compare_no_item": "accept"},
+    "02_reject_and_break": {
+        "accept_falls_through": "accept", "all_draws_up_front": "draws", "appends_position": "ids",
+        "appends_probability": "ids", "break_after_accept": "loop", "coin_forgets_append": "coin",
+        "continue_not_break": "loop", "draw_every_position": "draws", "from_torch_import_rand": "draws",
+        "greater_coin": "coin", "hard_coded_visible": "ids", "less_equal_coin": "coin", "mutates_inputs": "inputs",
+        "never_draws": "coin", "no_coin": "coin", "numpy_rand": "draws", "q_over_p": "coin", "random_module": "draws",
+        "reads_next_row": "rows", "rejected_flag": "loop", "row_maximum": "rows", "row_zero_only": "rows",
+        "strict_accept_branch": "accept", "vector_draw_in_loop": "draws"},
+}
 ASSIGNMENT_OF = {nb: ASSIGNMENT if nb.startswith(("01_accept", "02_reject")) else LEVEL24 for nb in CONCEPTS}
 FOLLOWS = rules.FRAME["en"]["follows"].strip()
 
@@ -126,8 +146,8 @@ def measure(limit=None):
                 if header is None and named is None:  # a mutant no rule names: its concept is unknown
                     rows[kind, "not named"] += 1
                     continue
-                own = concepts_of(header, notebook) if header else concepts_of(
-                    rules23_checks(judge, notebook, named), notebook)
+                own = concepts_of(header, notebook) | {MISTAKE_CONCEPT.get(notebook, {}).get(name)} if header else \
+                    concepts_of(rules23_checks(judge, notebook, named), notebook)
                 outside = [c for c in failed if c not in ALWAYS and CONCEPTS[notebook].get(c) not in own]
                 lost = sum(pts.get(c, 0) for c in failed)
                 bad = unsupported(judge, notebook, named)

@@ -74,6 +74,23 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
         if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most
             assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
+        else:  # Level 23: checks read by role; at most 5 catalogued mistakes fail more than one check outside their own
+            assert rows["catalogue", "outside"] / rows["catalogue", "answers"] <= 0.75, notebook
+            assert rows["catalogue", "over one outside"] <= 5, notebook
+
+
+def test_a_coin_mistake_is_not_charged_in_the_row_the_draw_order_or_the_inputs_checks():
+    """The coin's checks say a reversed or inverted coin; rows_aligned reads whether the p < q position was kept
+    without a draw, draw_order counts draws up to the function's own rejection, and the inputs check's case holds no
+    p == 0 (q / p would raise there, a coin check's to say)."""
+    for edit in ([("if r < p / q:", "if r > p / q:")], [("if r < p / q:", "if r < q / p:")]):
+        judge, _ = mutants.grade(mutants.edited(ASSIGNMENT, NB2, edit), ASSIGNMENT, NB2)
+        assert not {"hidden_rows_aligned", "hidden_draw_order", "hidden_inputs_unchanged"} & set(judge.failed), (
+            edit, judge.failed)
+    row_zero = mutants.edited(ASSIGNMENT, NB2, [("target_probs[i, token_id]", "target_probs[0, token_id]"),
+                                                ("draft_probs[i, token_id]", "draft_probs[0, token_id]")])
+    judge, _ = mutants.grade(row_zero, ASSIGNMENT, NB2)
+    assert "hidden_rows_aligned" in judge.failed and "kept token 12 at position 1" in errors(judge)["hidden_rows_aligned"]
 
 
 LEVEL24 = "level24_residual_and_bonus"

@@ -329,6 +329,10 @@ COMMENTS = {
         "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同，而且返回的是由 Python int "
         "组成的普通列表。",
     "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
+    "Hidden check: position i reads row i, at column token_id: token 12 is accepted outright at position 0, and at "
+    "position 1 (p < q in row 1, not in row 0; the row's largest value is elsewhere) it is not kept without a draw.":
+        "隐藏检查：位置 i 读取第 i 行的 token_id 列：位置 0 的 token 12 直接被接受；到了位置 1（第 1 行里 p < q，"
+        "第 0 行里不是；该行的最大值在别的列），不抽随机数就不能保留它。",
     "Hidden check: accepted_tokens holds token ids (not probabilities, not positions).":
         "隐藏检查：accepted_tokens 里是 token_id（不是概率，也不是位置）。",
     "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",
@@ -492,6 +496,13 @@ HELPERS = {
         "fact": {
             "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
             "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
+            "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 torch.rand；这份草稿有 {want} 个 p < q "
+                              "的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+            "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 torch.rand；"
+                               "到这个位置为止（含该位置）有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+            "kept_first": "{function} 返回了 {got}；正确答案在这里以 {expected} 开头（这些位置在各自的行和列上都有 p >= q）",
+            "outright": "{function} 没有调用 torch.rand 就返回了 {got}：它保留了位置 {i} 的 token {token}，而那里 "
+                        "p = {p} < q = {q}（第 {i} 行、第 {token} 列）；正确答案要先在那里抽取 r",
             "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，"
                             "它后面的 token {token} 却又出现了",
             "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 "

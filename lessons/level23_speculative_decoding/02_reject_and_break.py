@@ -271,16 +271,16 @@ print(f"average accepted: {mean_length:.2f}   expected: {spec_checks.expected_le
 # %% nbgrader={"grade": true, "grade_id": "hidden_draw_order", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: one draw per p < q position, in position order; none for p >= q (p == q included).
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (6, 0.5, 0.5), (8, 0.3, 0.6)]), draws=[0.1, 0.2])
-spec_checks.check(run, [3, 5, 6, 8], 2)
+case = spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (6, 0.5, 0.5), (8, 0.3, 0.6)])
+spec_checks.check_draw_order(spec_checks.run_verify(verify_draft, case, draws=[0.1, 0.2]), case)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: position i reads row i, at column token_id.
+# Hidden check: position i reads row i, at column token_id: token 12 is accepted outright at position 0, and at position 1 (p < q in row 1, not in row 0; the row's largest value is elsewhere) it is not kept without a draw.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(12, 0.6, 0.3), (12, 0.2, 0.5)], decoys=[(1, 5, 0.7)])
 run = spec_checks.run_verify(verify_draft, case, draws=[0.9, 0.9, 0.9])
-spec_checks.check(run, [12])
+spec_checks.check_not_outright(run, case, 1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw_after_reject", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -331,8 +331,9 @@ spec_checks.check_ids(run, [4])
 ### BEGIN HIDDEN TESTS
 run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.6, 0.3), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.9, 0.2)]), draws=[0.1] * 4)
 spec_checks.check(run, [4, 9, 6, 2])
-near = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.4995, 0.5)]), draws=[0.9995] * 2)
-spec_checks.check_calls(near, 1)
+near_case = spec_checks.Case([(5, 0.4995, 0.5)])
+near = spec_checks.run_verify(verify_draft, near_case, draws=[0.9995] * 2)
+spec_checks.check_not_outright(near, near_case, 0)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -361,7 +362,7 @@ spec_checks.check_tensor(as_tensor, as_list)
 # %% nbgrader={"grade": true, "grade_id": "hidden_inputs_unchanged", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the input tensors and the token list are left unchanged.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (9, 0.0, 0.5), (7, 0.5, 0.0)]), draws=[0.1, 0.9, 0.9])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(11, 0.7, 0.2), (22, 0.2, 0.4), (9, 0.1, 0.5), (7, 0.5, 0.0)]), draws=[0.1, 0.9, 0.9])
 spec_checks.check_unchanged(run)
 ### END HIDDEN TESTS
 

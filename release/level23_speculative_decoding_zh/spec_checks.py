@@ -74,6 +74,10 @@ TEXT = {
     "fact": {
         "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
         "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
+        "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 torch.rand；这份草稿有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+        "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 torch.rand；到这个位置为止（含该位置）有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+        "kept_first": "{function} 返回了 {got}；正确答案在这里以 {expected} 开头（这些位置在各自的行和列上都有 p >= q）",
+        "outright": "{function} 没有调用 torch.rand 就返回了 {got}：它保留了位置 {i} 的 token {token}，而那里 p = {p} < q = {q}（第 {i} 行、第 {token} 列）；正确答案要先在那里抽取 r",
         "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，它后面的 token {token} 却又出现了",
         "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 torch.rand；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
         "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
@@ -565,6 +569,43 @@ def check_stops(run, case, draws=True):
     calls = run.calls
     if draws and (_type(calls) is not _int or calls > allowed):
         raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
+
+
+def check_draw_order(run, case):
+    """One draw per p < q position and none for p >= q, over the positions the function went through: up to its own
+    first rejection (the first drafted token the result leaves out, itself included), or every position when it keeps
+    them all. Read by role, as check_stops: a coin mistake that rejects earlier is the coin checks', not this one's."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    if _type(got) is not _list:
+        raise Failed(_facts(_fact("returned", got=said(run), expected="?")), "tokens")
+    k = 0
+    while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
+        k += 1
+    smaller = [p < q for _, p, q in case.positions]
+    if k >= _count(ids):
+        want = sum(smaller)
+        if run.calls != want:
+            raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
+        return
+    want = sum(smaller[:k + 1])
+    if run.calls != want:
+        raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
+                     "calls")
+
+
+def check_not_outright(run, case, kept):
+    """The first ``kept`` drafted tokens come back (p >= q at each one's own row and column), and the next one, where
+    p < q at its own row and column, is not kept without a draw. What its coin then decides is the coin checks' (a
+    reversed or misread coin is not charged here as well), and the positions after it are the loop checks'."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    expected = ids[:kept]
+    if _type(got) is not _list or got[:kept] != expected:
+        raise Failed(_facts(_fact("kept_first", got=said(run), expected=expected)), "tokens")
+    if _count(got) > kept and run.calls == 0:
+        token, p, q = case.positions[kept]
+        raise Failed(_facts(_fact("outright", got=said(run), token=token, i=kept, p=p, q=q)), "tokens")
 
 
 def check_calls(run, calls):

@@ -94,6 +94,15 @@ TEXT = {
     "fact": {
         "returned": "{function} returned {got}; a right answer returns {expected} here",
         "draw_count": "{function} called torch.rand {calls} time(s) here; a right answer calls it {expected} time(s)",
+        "draws_all_kept": "{function} kept every drafted token and called torch.rand {calls} time(s); this draft has "
+                          "{want} p < q position(s), one draw each (p >= q, p == q included, takes none)",
+        "draws_to_reject": "{function} returned {got}, leaving out token {token} (position {i}), and called torch.rand "
+                           "{calls} time(s); up to that position, itself included, there are {want} p < q position(s), "
+                           "one draw each (p >= q, p == q included, takes none)",
+        "kept_first": "{function} returned {got}; a right answer starts with {expected} here (p >= q at each of those "
+                      "positions, at its own row and column)",
+        "outright": "{function} returned {got} without calling torch.rand: it kept token {token} at position {i}, where "
+                    "p = {p} < q = {q} (row {i}, column {token}); a right answer draws r there first",
         "after_reject": "{function} returned {got}: token {token} came back after token {rejected} (position {i}) was "
                         "left out, that is, rejected",
         "draws_after_reject": "{function} left out token {rejected} (position {i}), that is, rejected it, yet called "
@@ -598,6 +607,43 @@ def check_stops(run, case, draws=True):
     calls = run.calls
     if draws and (_type(calls) is not _int or calls > allowed):
         raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
+
+
+def check_draw_order(run, case):
+    """One draw per p < q position and none for p >= q, over the positions the function went through: up to its own
+    first rejection (the first drafted token the result leaves out, itself included), or every position when it keeps
+    them all. Read by role, as check_stops: a coin mistake that rejects earlier is the coin checks', not this one's."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    if _type(got) is not _list:
+        raise Failed(_facts(_fact("returned", got=said(run), expected="?")), "tokens")
+    k = 0
+    while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
+        k += 1
+    smaller = [p < q for _, p, q in case.positions]
+    if k >= _count(ids):
+        want = sum(smaller)
+        if run.calls != want:
+            raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
+        return
+    want = sum(smaller[:k + 1])
+    if run.calls != want:
+        raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
+                     "calls")
+
+
+def check_not_outright(run, case, kept):
+    """The first ``kept`` drafted tokens come back (p >= q at each one's own row and column), and the next one, where
+    p < q at its own row and column, is not kept without a draw. What its coin then decides is the coin checks' (a
+    reversed or misread coin is not charged here as well), and the positions after it are the loop checks'."""
+    _whole(run)
+    got, ids = prefix(run), [t for t, _, _ in case.positions]
+    expected = ids[:kept]
+    if _type(got) is not _list or got[:kept] != expected:
+        raise Failed(_facts(_fact("kept_first", got=said(run), expected=expected)), "tokens")
+    if _count(got) > kept and run.calls == 0:
+        token, p, q = case.positions[kept]
+        raise Failed(_facts(_fact("outright", got=said(run), token=token, i=kept, p=p, q=q)), "tokens")
 
 
 def check_calls(run, calls):

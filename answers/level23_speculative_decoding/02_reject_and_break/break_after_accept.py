@@ -1,4 +1,4 @@
-# expect: lose test_visible hidden_draw_order
+# expect: lose test_visible hidden_mean_length
 # why: breaks after a successful coin too.
 # diagnosis: you break after every draw, even when r < p / q accepted the token: break only when r >= p / q, else go on
 def verify_draft(draft_probs, target_probs, draft_tokens):
