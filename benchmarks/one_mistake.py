@@ -67,7 +67,7 @@ MISTAKE_CONCEPT = {
     "02_reject_and_break": {
         "accept_falls_through": "accept", "all_draws_up_front": "draws", "appends_position": "ids",
         "appends_probability": "ids", "break_after_accept": "loop", "coin_forgets_append": "coin",
-        "continue_not_break": "loop", "draw_every_position": "draws", "from_torch_import_rand": "draws",
+        "continue_not_break": "loop", "draw_every_position": "draws", "unscripted_torch_draw": "draws",
         "greater_coin": "coin", "hard_coded_visible": "ids", "less_equal_coin": "coin", "mutates_inputs": "inputs",
         "never_draws": "coin", "no_coin": "coin", "numpy_rand": "draws", "q_over_p": "coin", "random_module": "draws",
         "reads_next_row": "rows", "rejected_flag": "loop", "row_maximum": "rows", "row_zero_only": "rows",

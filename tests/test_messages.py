@@ -55,7 +55,7 @@ def test_mission_1_message(name, key):
     ("q_over_p", "accepted_all"), ("no_coin", "accepted_all"), ("no_coin", "never_drew"),
     ("continue_not_break", "continued"), ("draw_every_position", "coin_p_ge_q"),
     ("greater_coin", "position1_rejected"), ("row_zero_only", "coin_p_ge_q"), ("break_after_accept", "draws"),
-    ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("from_torch_import_rand", "no_torch_draws"),
+    ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("unscripted_torch_draw", "no_torch_draws"),
     ("random_module", "no_torch_draws"), ("numpy_rand", "no_torch_draws"), ("appends_position", "not_token_ids"),
 ])
 def test_mission_2_message(name, key):

@@ -232,9 +232,9 @@ def test_a_coin_from_another_torch_source_is_named_and_not_called_mission_1s_bre
     code = mutants.edited(ASSIGNMENT, NB2, [("r = torch.rand(1).item()\n        if r < p / q:", f"if {coin}:")])
     judge, line = mutants.grade(code, ASSIGNMENT, NB2)
     assert judge.failed
-    # the same draws as torch.rand from torch's generator (the model of `from torch import rand` follows them), or not
+    # the same draws as torch.rand from torch's generator (the model of torch.empty(1).uniform_() follows them), or not
     assert any(line.startswith("Diagnosis: " + text) for text in (
-        rules.sentence("coin_unscripted"), sentence("from_torch_import_rand"))), line
+        rules.sentence("coin_unscripted"), sentence("unscripted_torch_draw"))), line
 
 
 @pytest.mark.parametrize("notebook", [NB1, NB2])
@@ -361,3 +361,12 @@ def test_a_mistake_is_named_beside_a_result_that_is_not_token_ids(mistake):
     assert line.startswith("Diagnosis: " + sentence(MISTAKES[mistake])), line
     if mistake[0] != "kept":  # appending the position i keeps plain ints
         assert rules.sentence("not_token_ids") in line, line
+
+
+@pytest.mark.parametrize("binding", ["from torch import rand as draw", "draw = torch.rand"])
+def test_torch_rand_under_another_name_is_a_right_answer(binding):
+    """`from torch import rand` (or any global bound to torch.rand) names torch.rand itself: the scripted draws reach
+    it under that name too, so the answer gets full marks and "none", as with torch.rand(1).item()."""
+    code = binding + "\n" + mutants.edited(ASSIGNMENT, NB2, [("r = torch.rand(1).item()", "r = draw(1).item()")])
+    judge, line = mutants.grade(code, ASSIGNMENT, NB2)
+    assert judge.failed == [] and line == "Diagnosis: " + diagnosis.NONE, (judge.failed, line)

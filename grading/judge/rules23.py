@@ -60,7 +60,7 @@ RULES = {
         "hard_coded_visible": {"visible_answer"},
         "random_module": {"python_random"},
         "numpy_rand": {"numpy_random"},
-        "from_torch_import_rand": {"torch_unscripted"},
+        "unscripted_torch_draw": {"torch_unscripted"},
     },
 }
 

@@ -174,6 +174,7 @@ def readable(text, width=LINE_WIDTH, first=_AFTER_NAME):
 _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
+_dict = {}.__class__              # dict
 # The visible test case of both missions: (token_id, p, q) for positions 0..3.
 VISIBLE_POSITIONS = [(10, 0.8, 0.5), (20, 0.4, 0.5), (30, 0.1, 0.9), (40, 0.6, 0.3)]
 VISIBLE_DRAWS = [0.5, 0.9]
@@ -401,6 +402,19 @@ def _same(a, b):
 CALL_SEED = 2300  # torch's seed while the student's function runs (seeded)
 
 
+def _aliases(function, real, fake):
+    """The student's own names for torch.rand (``from torch import rand`` binds it at import, where replacing
+    torch.rand does not reach): each global of ``function`` bound to ``real`` is ``fake`` too until the call ends, so
+    torch.rand called by any name draws the scripted values. Returns those names (run_verify puts ``real`` back)."""
+    names = getattr(function, "__globals__", None)
+    if _type(names) is not _dict:
+        return []
+    found = [name for name, value in _list(names.items()) if value is real]
+    for name in found:
+        names[name] = fake
+    return found
+
+
 def run_verify(verify_draft, case, draws=(), rand=None):
     """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
 
@@ -414,6 +428,7 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     fake = rand or ScriptedRand(draws)
     real = torch.rand
     torch.rand = fake
+    aliases = _aliases(verify_draft, real, fake)
     try:
         if torch.rand is not fake:
             run.rand_replaced = True
@@ -429,6 +444,8 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     finally:
         run.rand_replaced = run.rand_replaced or torch.rand is not fake
         torch.rand = real
+        for name in aliases:
+            verify_draft.__globals__[name] = real
     run.calls = fake.calls
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if not one_value(s)]

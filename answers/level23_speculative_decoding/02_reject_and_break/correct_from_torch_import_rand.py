@@ -1,6 +1,5 @@
-# expect: lose test_visible hidden_draw_order
-# why: binds rand at import time, so the scripted draws never reach it.
-# diagnosis: you draw r from torch's generator without calling torch.rand as the checks see it (for instance rand from `from torch import rand`, a name bound at import, or another torch sampler such as torch.bernoulli): call torch.rand(1).item()
+# expect: full
+# why: `from torch import rand` names torch.rand itself; the checks hand their scripted draws to it under any name.
 from torch import rand
 
 def verify_draft(draft_probs, target_probs, draft_tokens):
