@@ -146,3 +146,16 @@ def test_the_graders_own_refusal_is_not_reported_as_raised_by_the_students_funct
     assert "hidden_emitted_distribution" in said
     assert all("raised by" not in s for s in said.values()), said
     assert "should return a plain Python list of token ids" in said["hidden_emitted_distribution"]
+
+
+@pytest.mark.parametrize("notebook", ["01_correction_token", "02_bonus_and_step"])
+def test_level24_torch_functions_under_their_own_names_are_a_right_answer(notebook):
+    """`from torch import rand, multinomial` names torch's own functions: the scripted values reach them under those
+    names too, so the right answer written with them gets full marks and "none"."""
+    from grading.judge import diagnosis
+
+    code = mutants.reference(LEVEL24, notebook).replace("torch.rand(", "rand(").replace("torch.multinomial(",
+                                                                                         "multinomial(")
+    assert "torch.rand(" not in code and "multinomial(" in code
+    judge, line = mutants.grade("from torch import multinomial, rand\n" + code, LEVEL24, notebook)
+    assert judge.failed == [] and line == "Diagnosis: " + diagnosis.NONE, (judge.failed, line)

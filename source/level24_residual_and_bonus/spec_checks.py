@@ -275,6 +275,7 @@ def readable(text, width=LINE_WIDTH, first=_AFTER_NAME):
 _type = (0).__class__.__class__   # type
 _list = [].__class__              # list
 _int = (0).__class__              # int
+_dict = {}.__class__              # dict
 _float = (0.0).__class__          # float
 _tuple = ().__class__              # tuple
 # Functions the student writes, and the helpers that call one of them. When grading, the
@@ -574,6 +575,17 @@ def _same(a, b):
 CALL_SEED = 2400  # torch's seed while the student's function runs (seeded)
 
 
+def _aliased(function, swaps):
+    """Each global of ``function`` bound to a real function of ``swaps`` ({real: stand-in}; ``from torch import
+    multinomial`` binds it at import, where replacing torch's attribute does not reach) is the stand-in until the
+    call ends: torch.rand and torch.multinomial called by any name get the scripted values. Returns what to put back."""
+    names = getattr(function, "__globals__", None)
+    found = [(n, v) for n, v in _list(names.items()) if any(v is r for r in swaps)] if _type(names) is _dict else []
+    for name, real in found:
+        names[name] = next(fake for r, fake in swaps.items() if r is real)
+    return found
+
+
 def run_step(function, case, draws=(), picks=()):
     """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
     run = Run()
@@ -582,6 +594,7 @@ def run_step(function, case, draws=(), picks=()):
     script = Script(draws, picks)
     fakes = (script.rand, script.multinomial, script.method())
     torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
+    aliases = _aliased(function, {_real_rand: script.rand, _real_multinomial: script.multinomial})
     try:
         with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(CALL_SEED):
             try:
@@ -595,6 +608,8 @@ def run_step(function, case, draws=(), picks=()):
         now = (torch.rand, torch.multinomial, torch.Tensor.multinomial)
         run.replaced = not all(a is b for a, b in zip(now, fakes))
         torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+        for name, real in aliases:
+            function.__globals__[name] = real
     run.events = script.events
     strict = _as_tokens(run.result)
     run.plain = strict is not None
