@@ -178,8 +178,8 @@ else:
 # each (run `i` samples with seed `i`), and the cell prints the medians and the spread.
 #
 # The formula (Theorem 3.8) rests on one condition, stated in the paper's Section 3.3: the target's
-# `γ + 1` evaluations of a step run in parallel, in the wall time of one, and nothing but the draft
-# and the target takes time. So a step costs `K·c + 1` target calls. The cell measures each part
+# `K + 1` evaluations of a step (the paper's `γ + 1`) run in parallel, in the wall time of one, and
+# nothing but the draft and the target takes time. So a step costs `K·c + 1` target calls. The cell measures each part
 # of a real step instead: the drafts, the call of `K + 1` positions, and the rest (the rows,
 # `speculative_step`, the crop, the loop), in units of one plain token.
 #
