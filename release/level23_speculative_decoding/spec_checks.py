@@ -81,7 +81,7 @@ TEXT = {
                               "the comparison (accept when r < p / q) and that you read row i.",
         "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
         "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
-                          "r = torch.rand(1).item() (not random, numpy, or a rand imported by name).",
+                          "r = torch.rand(1).item() (not random, numpy, or another torch sampler such as uniform_).",
         "shapes": "Your draws asked torch.rand for the shapes {shapes}. The test hands one scripted value to each "
                   "torch.rand(1) call, one per p < q position, in position order: draw one value at a time, "
                   "r = torch.rand(1).item(), in the p < q branch.",

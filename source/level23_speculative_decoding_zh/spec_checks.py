@@ -63,7 +63,7 @@ TEXT = {
         "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
         "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较（r < p / q 时接受），以及是否读取了第 i 行。",
         "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
-        "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或按名字导入的 rand）。",
+        "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或 uniform_ 这样的其他 torch 采样方法）。",
         "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
         "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
     },
