@@ -329,10 +329,10 @@ COMMENTS = {
         "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同，而且返回的是由 Python int "
         "组成的普通列表。",
     "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
-    "Hidden check: position i reads row i, at column token_id: token 12 is accepted outright at position 0, and at "
-    "position 1 (p < q in row 1, not in row 0; the row's largest value is elsewhere) it is not kept without a draw.":
-        "隐藏检查：位置 i 读取第 i 行的 token_id 列：位置 0 的 token 12 直接被接受；到了位置 1（第 1 行里 p < q，"
-        "第 0 行里不是；该行的最大值在别的列），不抽随机数就不能保留它。",
+    "Token 12 is accepted outright at position 0; at position 1 (p < q in row 1, not in row 0; the row's largest "
+    "value is elsewhere) it is not kept without a draw.":
+        "位置 0 的 token 12 直接被接受；到了位置 1（第 1 行里 p < q，第 0 行里不是；该行的最大值在别的列），"
+        "不抽随机数就不能保留它。",
     "Hidden check: accepted_tokens holds token ids (not probabilities, not positions).":
         "隐藏检查：accepted_tokens 里是 token_id（不是概率，也不是位置）。",
     "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",

@@ -276,7 +276,8 @@ spec_checks.check_draw_order(spec_checks.run_verify(verify_draft, case, draws=[0
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: position i reads row i, at column token_id: token 12 is accepted outright at position 0, and at position 1 (p < q in row 1, not in row 0; the row's largest value is elsewhere) it is not kept without a draw.
+# Hidden check: position i reads row i, at column token_id.
+# Token 12 is accepted outright at position 0; at position 1 (p < q in row 1, not in row 0; the row's largest value is elsewhere) it is not kept without a draw.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(12, 0.6, 0.3), (12, 0.2, 0.5)], decoys=[(1, 5, 0.7)])
 run = spec_checks.run_verify(verify_draft, case, draws=[0.9, 0.9, 0.9])
