@@ -605,10 +605,10 @@ def check(run, expected_tokens=None, calls=None):
         raise Failed(_facts(*facts), kind)
 
 
-def check_stops(run, case, draws=True):
-    """Nothing after the function's own first rejection: no later token comes back, and (``draws``) no draw is made
-    past it. Read by role: the first drafted token the result leaves out is where this function rejected, whichever
-    way its coin compares, so a coin mistake (another check's) is not charged here as well."""
+def _by_role(run, case):
+    """(the accepted prefix, the drafted ids, k): k is where the function rejected, read by role (the first drafted
+    token the result leaves out, whichever way its coin compared), or K when it kept them all. Raises Failed for a
+    result that cannot be read as ids."""
     _whole(run)
     got, ids = prefix(run), [t for t, _, _ in case.positions]
     if _type(got) is not _list:
@@ -616,6 +616,14 @@ def check_stops(run, case, draws=True):
     k = 0
     while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
         k += 1
+    return got, ids, k
+
+
+def check_stops(run, case, draws=True):
+    """Nothing after the function's own first rejection: no later token comes back, and (``draws``) no draw is made
+    past it. Read by role: the first drafted token the result leaves out is where this function rejected, whichever
+    way its coin compares, so a coin mistake (another check's) is not charged here as well."""
+    got, ids, k = _by_role(run, case)
     if k == _count(ids):
         return
     if _count(got) > k:
@@ -630,23 +638,14 @@ def check_draw_order(run, case):
     """One draw per p < q position and none for p >= q, over the positions the function went through: up to its own
     first rejection (the first drafted token the result leaves out, itself included), or every position when it keeps
     them all. Read by role, as check_stops: a coin mistake that rejects earlier is the coin checks', not this one's."""
-    _whole(run)
-    got, ids = prefix(run), [t for t, _, _ in case.positions]
-    if _type(got) is not _list:
-        raise Failed(_facts(_fact("returned", got=said(run), expected="?")), "tokens")
-    k = 0
-    while k < _count(got) and k < _count(ids) and got[k] == ids[k]:
-        k += 1
-    smaller = [p < q for _, p, q in case.positions]
-    if k >= _count(ids):
-        want = sum(smaller)
-        if run.calls != want:
-            raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
+    got, ids, k = _by_role(run, case)
+    want = sum(1 for _, p, q in case.positions[:k + 1] if p < q)
+    if run.calls == want:
         return
-    want = sum(smaller[:k + 1])
-    if run.calls != want:
-        raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
-                     "calls")
+    if k == _count(ids):
+        raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
+    raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
+                 "calls")
 
 
 def check_not_outright(run, case, kept):

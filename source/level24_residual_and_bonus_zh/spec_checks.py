@@ -547,7 +547,7 @@ def _aliased(function, swaps):
     names = getattr(function, "__globals__", None)
     found = [(n, v) for n, v in _list(names.items()) if any(v is r for r in swaps)] if _type(names) is _dict else []
     for name, real in found:
-        names[name] = next(fake for r, fake in swaps.items() if r is real)
+        names[name] = swaps[real]
     return found
 
 
@@ -1302,12 +1302,31 @@ class PairCase:
         return self._expected
 
 
+def _prefix_cache(ids):
+    """A fresh cache holding the text ``ids`` but its last token: copies of the keys and values computed once per
+    text in this process (several states, and every check, start from the same few prompts; the grader's reference
+    steps, probes and case building too)."""
+    module, target, _ = _tiny_lm()
+    key = tuple(ids[:-1])
+    if key not in _PREFIXES:
+        if _count(_PREFIXES) > 256:
+            _PREFIXES.clear()
+        cache = module.KVCache()
+        if key:
+            target.forward_cached(_list(key), cache)
+        _PREFIXES[key] = cache
+    kept, cache = _PREFIXES[key], module.KVCache()
+    cache.keys, cache.values = [k.clone() for k in kept.keys], [v.clone() for v in kept.values]
+    return cache
+
+
+_PREFIXES = {}
+
+
 def _pair_logits(state, extra=()):
     """The target's logits for [last_token] + ``extra`` after the state's cache, on a fresh cache; and the cache."""
-    module, target, _ = _tiny_lm()
-    cache = module.KVCache()
-    if state.start:
-        target.forward_cached(state.ids[:-1], cache)
+    _, target, _ = _tiny_lm()
+    cache = _prefix_cache(state.ids)
     return target.forward_cached([state.ids[-1]] + _list(extra), cache), cache
 
 
@@ -1369,10 +1388,8 @@ PAIR_PROMPTS = ("def __init__(self, ", "    return ", "import ", "class ", "    
 
 
 def _greedy(ids, n):
-    module, target, _ = _tiny_lm()
-    cache = module.KVCache()
-    if _count(ids) > 1:
-        target.forward_cached(ids[:-1], cache)
+    _, target, _ = _tiny_lm()
+    cache = _prefix_cache(ids)
     last, out = ids[-1], []
     for _ in range(n):
         last = _int(target.forward_cached([last], cache)[0].argmax())
@@ -1537,30 +1554,10 @@ def _where(exc):
     return last
 
 
-def _prefix_cache(state):
-    """A fresh cache holding the state's text but last_token: copies of the keys and values computed once per text in
-    this process (several states, and every check, start from the same few prompts)."""
-    module, target, _ = _tiny_lm()
-    key = tuple(state.ids[:-1])
-    if key not in _PREFIXES:
-        if _count(_PREFIXES) > 256:
-            _PREFIXES.clear()
-        cache = module.KVCache()
-        if state.start:
-            target.forward_cached(state.ids[:-1], cache)
-        _PREFIXES[key] = cache
-    kept, cache = _PREFIXES[key], module.KVCache()
-    cache.keys, cache.values = [k.clone() for k in kept.keys], [v.clone() for v in kept.values]
-    return cache
-
-
-_PREFIXES = {}
-
-
 def _one_step(function, state):
     """Run ``function`` on one state; the plain record of what it did."""
     module, target, _ = _tiny_lm()
-    cache = _prefix_cache(state)
+    cache = _prefix_cache(state.ids)
     recorded = _Recorded(target, cache)
     q = state.q_rows()
     script = Script([state.r] * 64, [state.pick] * 64)
@@ -1657,9 +1654,7 @@ def pair_samples(function, case):
     firsts, error = [], None
     try:
         with time_budget(PAIR_BUDGET_SECONDS, "verify_drafts"), seeded(case.seed):
-            prefix = module.KVCache()
-            if state.start:
-                target.forward_cached(state.ids[:-1], prefix)
+            prefix = _prefix_cache(state.ids)
             memo = _PrefixMemo(target, prefix.keys, prefix.values)
             for _ in range(case.samples):
                 cache = memo.fresh_cache(module)
