@@ -55,11 +55,23 @@ def test_mission_1_message(name, key):
     ("q_over_p", "accepted_all"), ("no_coin", "accepted_all"), ("no_coin", "never_drew"),
     ("continue_not_break", "continued"), ("draw_every_position", "coin_p_ge_q"),
     ("greater_coin", "position1_rejected"), ("row_zero_only", "coin_p_ge_q"), ("break_after_accept", "draws"),
-    ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("unscripted_torch_draw", "no_torch_draws"),
-    ("random_module", "no_torch_draws"), ("numpy_rand", "no_torch_draws"), ("appends_position", "not_token_ids"),
+    ("all_draws_up_front", "shapes"), ("vector_draw_in_loop", "shapes"), ("unscripted_torch_draw", "foreign"),
+    ("random_module", "foreign"), ("numpy_rand", "foreign"), ("appends_position", "not_token_ids"),
 ])
 def test_mission_2_message(name, key):
     assert says(m2(name), key), m2(name)
+
+
+@pytest.mark.parametrize("coin", ["torch.bernoulli(torch.tensor(p / q)).item() == 1",
+                                  "torch.randint(0, 1000, (1,)).item() < 1000 * p / q"])
+def test_a_coin_from_a_sampler_the_test_does_not_script_is_told_it_made_no_draw_the_test_could_script(coin):
+    ns = {"torch": torch}  # under the call's seed both coins keep token 20 (p/q = 0.8) and reject token 30
+    exec(ANSWERS["02_reject_and_break", "correct_for_enumerate"].code.replace(
+        "r = torch.rand(1).item()\n        if r < p / q:", f"if {coin}:"), ns)
+    fn = ns["verify_draft"]
+    message = spec_checks.visible_problem_m2(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[0.5, 0.9]),
+                                             spec_checks.run_verify(fn, spec_checks.accept_case(), draws=[0.5] * 3))
+    assert says(message, "no_torch_draws"), message
 
 
 def test_accepting_everything_never_blames_continue():
@@ -79,4 +91,6 @@ def test_every_message_is_used_by_some_answer():
         message = (m1 if a.notebook.startswith("01") else m2)(a.name)
         used |= {key for key in spec_checks.VISIBLE_MESSAGES if says(message, key)}
     unused = set(spec_checks.VISIBLE_MESSAGES) - used
-    assert unused <= {"m1_other", "m2_other"}, unused  # the catch-alls, for mistakes nobody has made yet
+    # the catch-alls, for mistakes nobody has made yet, and no_torch_draws (no catalogued answer draws from a sampler
+    # the test does not script: test_a_coin_from_a_sampler_the_test_does_not_script... writes two)
+    assert unused <= {"m1_other", "m2_other", "no_torch_draws"}, unused

@@ -370,3 +370,43 @@ def test_torch_rand_under_another_name_is_a_right_answer(binding):
     code = binding + "\n" + mutants.edited(ASSIGNMENT, NB2, [("r = torch.rand(1).item()", "r = draw(1).item()")])
     judge, line = mutants.grade(code, ASSIGNMENT, NB2)
     assert judge.failed == [] and line == "Diagnosis: " + diagnosis.NONE, (judge.failed, line)
+
+
+# r drawn with another generator than torch.rand: the checks hand it the same scripted values (spec_checks.FOREIGN),
+# so the draw source is charged once, by the single-draw check and the visible test, and the diagnosis names it.
+DRAW = "r = torch.rand(1).item()"
+FOREIGN_DRAWS = {  # source: (a line before the function, the draw), as students write them
+    "random.random": ("import random", "r = random.random()"),
+    "random.uniform": ("import random", "r = random.uniform(0, 1)"),
+    "numpy.random.rand": ("import numpy as np", "r = np.random.rand(1)[0]"),
+    "numpy.random.random": ("import numpy as np", "r = float(np.random.random())"),
+    "numpy.random.random_sample": ("from numpy.random import random_sample", "r = random_sample()"),
+    "numpy.random.uniform": ("import numpy", "r = numpy.random.uniform(0.0, 1.0)"),
+    "torch.rand_like": ("", "r = torch.rand_like(draft_probs[i, token_id]).item()"),
+    "torch.Tensor.uniform_": ("", "r = torch.empty(1).uniform_().item()"),
+    "random.random as draw": ("from random import random as draw", "r = draw()"),
+}
+FOREIGN_RULE = {s: n for n, sources in rules23.FOREIGN_RULES[NB2].items() for s in sources}
+
+
+@pytest.mark.parametrize("source", FOREIGN_DRAWS)
+def test_a_draw_from_another_generator_costs_the_single_draw_check_and_the_visible_test_only(source):
+    before, draw = FOREIGN_DRAWS[source]
+    code = mutants.edited(ASSIGNMENT, NB2, [(DRAW, draw)])
+    code = (before + "\n" + code) if before else code
+    judge, line = mutants.grade(code, ASSIGNMENT, NB2)
+    assert sorted(c for c in judge.failed if c) == ["hidden_single_value_draws", "test_visible"], judge.failed
+    named = source.split(" as ")[0]
+    assert line == "Diagnosis: " + sentence(FOREIGN_RULE[named]), line
+    said = "".join(o.get("evalue", "") for o in judge.outputs_by_check["hidden_single_value_draws"])
+    assert named in said and rules.FRAME["en"]["follows"].strip() in said, said
+    visible = "".join(o.get("evalue", "") for o in judge.outputs_by_check["test_visible"])
+    assert named in visible, visible
+
+
+def test_a_foreign_draw_with_a_second_mistake_is_charged_for_both_and_named_for_both():
+    code = "import random\n" + mutants.edited(ASSIGNMENT, NB2, [(DRAW, "r = random.random()"),
+                                                                 ("            break", "            continue")])
+    judge, line = mutants.grade(code, ASSIGNMENT, NB2)
+    assert {"hidden_single_value_draws", "hidden_break_not_continue"} <= set(judge.failed)
+    assert sentence("random_module") in line and sentence("continue_not_break") in line, line

@@ -19,7 +19,7 @@ from grading.judge import rules, rules23
 
 # What a failure of each kind (spec_checks' Failed.kind) needs among the predicates the diagnosis showed.
 _SHOWN = {"inputs": ("inputs_changed",), "shapes": ("vector_coin",), "plain": ("not_a_list", "not_token_ids"),
-          "tensor": ("tensor_tokens_fail",)}
+          "tensor": ("tensor_tokens_fail",), "foreign": tuple(rules23.FOREIGN_RULES["02_reject_and_break"])}
 
 
 def _replays23(judge, check, notebook, mistakes):

@@ -1,7 +1,8 @@
 """Level 23's diagnosis rules: what verify_draft did on each scripted call, against models of the known mistakes.
 
 Each rule models one mistake (or two at once) as a change to the reference loop: a comparison, a row, the
-coin, the break, a generator the checks do not script (seeded as the kernel seeds it), an answer hard-coded.
+coin, the break, an answer hard-coded. r drawn with another generator (random, numpy, uniform_) needs no model:
+the checks hand it the same scripted values, and a traced call names the source (FOREIGN_RULES).
 A model names its mistake when it does what the function did on every call where the function went wrong
 without raising, and on every call where the model differs from the right answer (one of them a failed
 check's); see fired(). What a run shows directly whatever else the function does (a seed set inside it,
@@ -58,9 +59,15 @@ RULES = {
         "rejected_flag": {"flag"},
         "coin_forgets_append": {"coin_no_append"},
         "hard_coded_visible": {"visible_answer"},
-        "random_module": {"python_random"},
-        "numpy_rand": {"numpy_random"},
-        "unscripted_torch_draw": {"torch_unscripted"},
+    },
+}
+# Catalogued mistakes a run shows directly: r drawn with another generator than torch.rand. The checks hand those
+# generators the same scripted values (spec_checks.FOREIGN), so no model is needed: a traced call names the source.
+FOREIGN_RULES = {
+    "02_reject_and_break": {
+        "random_module": ("random.random", "random.uniform"),
+        "numpy_rand": ("numpy.random.rand", "numpy.random.random", "numpy.random.random_sample", "numpy.random.uniform"),
+        "unscripted_torch_draw": ("torch.rand_like", "torch.Tensor.uniform_"),
     },
 }
 
@@ -104,51 +111,6 @@ CALL_SEED = 2300  # spec_checks.CALL_SEED, seeded around every call (tests/test_
 VISIBLE_ANSWER = {"01_accept_branch": ([10], 0), "02_reject_and_break": ([10, 20], 2)}  # the visible tests'
 
 
-_GENERATORS = ("python_random", "numpy_random", "torch_unscripted")
-_STREAMS = {}  # generator mistake: the first draws of its stream, made once (the models ask for them per call)
-
-
-def _stream(kind, n):
-    """The first ``n`` draws of the generator ``kind``, seeded as the kernel seeds it for each call."""
-    have = _STREAMS.get(kind, [])
-    if len(have) < n:
-        n = max(n, 64)
-        if kind == "python_random":
-            import random
-            g = random.Random(CALL_SEED)
-            have = [g.random() for _ in range(n)]
-        elif kind == "numpy_random":
-            import numpy
-            have = [float(x) for x in numpy.random.RandomState(CALL_SEED).rand(n)]
-        else:
-            import torch
-            g = torch.Generator().manual_seed(CALL_SEED)
-            have = [torch.rand(1, generator=g).item() for _ in range(n)]
-        _STREAMS[kind] = have
-    return have
-
-
-_KINDS = {}  # mistakes: the generator mistake among them, or "" (models are run thousands of times per set)
-
-
-def _generator(mistakes):
-    """The draws of a generator the checks do not script, seeded as the kernel seeds it for each call (the
-    mistakes "python_random", "numpy_random", "torch_unscripted"), or None."""
-    kind = _KINDS.get(mistakes)
-    if kind is None:
-        kind = _KINDS[mistakes] = next((k for k in _GENERATORS if k in mistakes), "")
-    if not kind:
-        return None
-    position = 0
-
-    def draw():
-        nonlocal position
-        position += 1
-        return _stream(kind, position)[position - 1]
-
-    return draw
-
-
 def _rows(case):
     """(target rows, draft rows, draft token ids) of ``case`` as lists, made once per case (the models read them
     thousands of times)."""
@@ -166,7 +128,6 @@ def model(case, draws, notebook, mistakes=frozenset()):
     P, Q, ids = _rows(case)
     out = []
     rejected = False  # "flag": a rejection is remembered, and the loop goes on
-    other = _generator(mistakes)
     if "visible_answer" in mistakes:
         tokens, calls = VISIBLE_ANSWER[notebook]
         return list(tokens), calls, None
@@ -179,8 +140,6 @@ def model(case, draws, notebook, mistakes=frozenset()):
 
     def rand():
         nonlocal used
-        if other is not None:
-            return float(other())
         used += 1
         return draws[used - 1] if used <= len(draws) else OVERFLOW_DRAW
 
@@ -469,7 +428,7 @@ _SAMPLED = {}  # (notebook, case, trials, seed, mistakes): what _sampled gives, 
 def _sampled(case, trials, seed, notebook, mistakes):
     """What sample_runs reports for the reference with ``mistakes``: (share of runs that kept position 0's token,
     mean number of tokens), drawing from torch's generator under ``seed`` as the real torch.rand does; None when
-    the model raises. A model of another generator (random, numpy) cannot be followed here: None too.
+    the model raises.
     Made once per grading process for each case, trials, seed and mistakes (thousands of model runs each)."""
     from grading.plugins import speedups
     if not speedups.enabled():
@@ -495,8 +454,6 @@ def _sampled_from_json(data):
 
 
 def _sample(case, trials, seed, notebook, mistakes):
-    if _generator(mistakes) is not None:
-        return None
     used, first, total = 0, 0, 0
     positions = case.positions
     budget = 2 * len(positions) + 64  # draws one run may take: a model that wants more is not followed
@@ -649,6 +606,12 @@ def _tensor_tokens_fail(calls):
     return any(errors.get(True, ())) and errors.get(False) and not any(errors[False])
 
 
+def foreign(calls, notebook):
+    """The catalogued generator mistakes (FOREIGN_RULES) some traced call shows, in their order."""
+    used = {g for _, helper, _, _, _, trace in calls if helper == "run_verify" for g in trace.get("foreign") or ()}
+    return [name for name, sources in FOREIGN_RULES.get(notebook, {}).items() if used & set(sources)]
+
+
 def shown(calls):
     """The predicates some traced call shows, in PREDICATES' order, then tensor_tokens_fail."""
     traces = [trace for _, helper, _, _, _, trace in calls if helper == "run_verify"]
@@ -679,6 +642,10 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
             parts = [words[n] for n in names]
             rules_of = _rules(notebook)
             judge.diagnosed = {"mistakes": frozenset().union(*(rules_of[n] for n in names))}
+    sources = foreign(judge.calls, notebook)
+    if sources:
+        words = sentences(notebook, assignment, table)
+        parts += [words[n] for n in sources if n in words]
     try:
         unscripted = not parts and coin_unscripted(judge.calls, judge.samples, notebook)
     except Exception:  # as above: a model that cannot follow the run tells nothing
@@ -691,6 +658,7 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         parts += [error] if error is not None else []
     predicates = shown(judge.calls)
     parts += [rules.sentence(name, lang) for name in predicates]
+    predicates += sources
     if parts:
         judge.diagnosed = dict(judge.diagnosed or {}, shown=predicates)
     if not parts:  # no model: an error the function raised is what the run shows

@@ -256,7 +256,7 @@ CELLS = {
 
 下面的单元格直接从张量里打印每个位置的数值。请先自己判断每个位置的结果（用哪个随机数、接受还是拒绝、在哪里停下），再对照上面的表格。
 """),
-        "official-problem": ("ea845b69", """
+        "official-problem": ("f0d74902", """
 ## 官方题目：`verify_draft`
 
 写出整个函数。它有两个 TODO：
@@ -270,6 +270,8 @@ CELLS = {
 - *位置 0 提前消耗了第一个随机数*：只在 `p < q` 处抽随机数；
 - *位置 1 在 r = 0.5 时被拒绝*：检查比较符号是否写反，以及是否读取了第 `i` 行；
 - *只有 1 次抽取*：位置 2（`p < q`）也必须验证，用它自己的随机数。
+- *用 random.random 抽取了 r*（或 numpy、`uniform_`）：测试把预设的抽取值交给 `torch.rand`，
+  所以请用 `r = torch.rand(1).item()` 抽取；其他检查会把同样的值交给那个生成器，所以这个错误只扣一次分。
 """),
         "visible-test": ("654650d5", """
 ## 可见测试
@@ -459,7 +461,7 @@ HELPERS = {
             "value": "[隐藏]",
         },
         "visible": {
-            "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
+            "drew": "{rand} 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
             "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
             "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，"
                                   "p 和 q 在 [i, token_id] 读取。",
@@ -483,8 +485,10 @@ HELPERS = {
             "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较"
                                   "（r < p / q 时接受），以及是否读取了第 i 行。",
             "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
-            "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数："
-                              "请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或 uniform_ 这样的其他 torch 采样方法）。",
+            "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数："
+                              "请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",
+            "foreign": "你的函数用 {others} 抽取了 r。测试把预设的抽取值（先 0.5，再 0.9）交给 torch.rand，"
+                       "隐藏检查也是这样：请像课程里那样用 r = torch.rand(1).item() 抽取。",
             "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，"
                       "交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
             "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。",
@@ -495,10 +499,10 @@ HELPERS = {
         },
         "fact": {
             "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
-            "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
-            "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 torch.rand；这份草稿有 {want} 个 p < q "
+            "draw_count": "{function} 在这里调用了 {calls} 次 {rand}；正确答案调用 {expected} 次 torch.rand",
+            "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 {rand}；这份草稿有 {want} 个 p < q "
                               "的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
-            "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 torch.rand；"
+            "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 {rand}；"
                                "到这个位置为止（含该位置）有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
             "kept_first": "{function} 返回了 {got}；正确答案在这里以 {expected} 开头（这些位置在各自的行和列上都有 p >= q）",
             "outright": "{function} 没有调用 torch.rand 就返回了 {got}：它保留了位置 {i} 的 token {token}，而那里 "
@@ -506,8 +510,11 @@ HELPERS = {
             "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，"
                             "它后面的 token {token} 却又出现了",
             "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 "
-                                  "torch.rand；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
-            "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
+                                  "{rand}；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
+            "shapes": "{function} 向 {rand} 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
+            "foreign": "{function} 用 {others} 而不是 torch.rand 抽取了 {calls} 个值；检查预设的是 torch.rand(1) 的值，"
+                       "所以请用 r = torch.rand(1).item() 抽取（其他检查把同样的值交给了 {others}，"
+                       "因此按你函数其余部分的原样来判断）",
             "not_plain": "{function} 返回的是 {type}，不是由 int 组成的普通 Python 列表",
             "items_not_int": "{function} 返回的列表里，并非每一项都是 Python int",
             "not_ids": "{function} 返回了 {got}，其中有的值不是这份草稿的 token_id {ids}；正确答案在这里返回 {expected}",
@@ -673,7 +680,7 @@ DIAGNOSES = {
         "break_after_accept": "每次抽取之后你都 break，即使 r < p / q 已经接受了这个 token：只在 r >= p / q 时 break，否则继续",
         "continue_not_break": "拒绝之后你用了 continue，所以后面的 token 仍被检查、还可能被接受：拒绝必须 break",
         "draw_every_position": "你在每个位置都抽取 r，包括 p >= q 的位置：只在 p < q 分支抽随机数",
-        "unscripted_torch_draw": "你从 torch 的随机数生成器抽取了 r，却没有调用 torch.rand（例如 torch.empty(1).uniform_() 或 torch.bernoulli），而检查是通过 torch.rand 发放抽取值的：请调用 torch.rand(1).item()",
+        "unscripted_torch_draw": "你用 torch 的 uniform_（或 torch.rand_like）而不是 torch.rand 来抽取 r，而检查是通过 torch.rand 发放抽取值的：请改为 r = torch.rand(1).item()",
         "greater_coin": "你在 r > p / q 时接受，硬币方向反了，所以可能性大的 token 反而被拒绝：r < p / q 时接受",
         "hard_coded_visible": "你调用两次 torch.rand，然后总是返回可见测试的答案 [10, 20]：根据 p、q 和 r 判断每个位置",
         "less_equal_coin": "你在 r <= p / q 时接受，所以边界 r == p / q 也被接受（即使 p == 0）：用严格的 r < p / q",

@@ -186,6 +186,8 @@ print("the scripted draws, in the order they are used: ", [0.5, 0.9], sep="")
 # - *position 0 used up the first draw*: draw only where `p < q`;
 # - *position 1 was rejected with r = 0.5*: check the comparison and that you read row `i`;
 # - *with 1 draw(s)*: position 2 (`p < q`) must be verified too, with its own draw.
+# - *drew r with random.random* (or numpy, or `uniform_`): the tests hand their scripted draws to `torch.rand`,
+#   so draw `r = torch.rand(1).item()`; the other checks give that generator the same values, so it costs once.
 
 # %% nbgrader={"grade": false, "grade_id": "verify_draft", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def verify_draft(draft_probs, target_probs, draft_tokens):

@@ -24,6 +24,7 @@ import math
 import random
 import re
 import signal
+import sys
 import threading
 
 import torch
@@ -49,7 +50,7 @@ TEXT = {
         "value": "[隐藏]"
     },
     "visible": {
-        "drew": "torch.rand 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
+        "drew": "{rand} 被调用了 {calls} 次，但 Mission 1 从不抽随机数：p >= q 时直接接受。",
         "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
         "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，p 和 q 在 [i, token_id] 读取。",
         "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时追加 token_id，而且要先比较：是比较方向写反了，还是追加写在了比较之前？",
@@ -63,7 +64,8 @@ TEXT = {
         "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
         "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较（r < p / q 时接受），以及是否读取了第 i 行。",
         "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
-        "no_torch_draws": "得到 [10, 20]，但一次也没有调用 torch.rand。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 random、numpy，或 uniform_ 这样的其他 torch 采样方法）。",
+        "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",
+        "foreign": "你的函数用 {others} 抽取了 r。测试把预设的抽取值（先 0.5，再 0.9）交给 torch.rand，隐藏检查也是这样：请像课程里那样用 r = torch.rand(1).item() 抽取。",
         "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
         "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
     },
@@ -73,14 +75,15 @@ TEXT = {
     },
     "fact": {
         "returned": "{function} 返回了 {got}；正确答案在这里返回 {expected}",
-        "draw_count": "{function} 在这里调用了 {calls} 次 torch.rand；正确答案调用 {expected} 次",
-        "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 torch.rand；这份草稿有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
-        "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 torch.rand；到这个位置为止（含该位置）有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+        "draw_count": "{function} 在这里调用了 {calls} 次 {rand}；正确答案调用 {expected} 次 torch.rand",
+        "draws_all_kept": "{function} 保留了每个草稿 token，调用了 {calls} 次 {rand}；这份草稿有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
+        "draws_to_reject": "{function} 返回了 {got}，没有保留 token {token}（位置 {i}），调用了 {calls} 次 {rand}；到这个位置为止（含该位置）有 {want} 个 p < q 的位置，每个抽一次（p >= q 时，包括 p == q，不抽）",
         "kept_first": "{function} 返回了 {got}；正确答案在这里以 {expected} 开头（这些位置在各自的行和列上都有 p >= q）",
         "outright": "{function} 没有调用 torch.rand 就返回了 {got}：它保留了位置 {i} 的 token {token}，而那里 p = {p} < q = {q}（第 {i} 行、第 {token} 列）；正确答案要先在那里抽取 r",
         "after_reject": "{function} 返回了 {got}：token {rejected}（位置 {i}）没有出现在结果中，也就是被拒绝了，它后面的 token {token} 却又出现了",
-        "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 torch.rand；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
-        "shapes": "{function} 向 torch.rand 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
+        "draws_after_reject": "{function} 拒绝了 token {rejected}（位置 {i}，没有出现在结果中），却调用了 {calls} 次 {rand}；到这次拒绝为止只有 {allowed} 个 p < q 的位置",
+        "shapes": "{function} 向 {rand} 要的形状是 {shapes}；每次抽取是 torch.rand(1)，只要一个值",
+        "foreign": "{function} 用 {others} 而不是 torch.rand 抽取了 {calls} 个值；检查预设的是 torch.rand(1) 的值，所以请用 r = torch.rand(1).item() 抽取（其他检查把同样的值交给了 {others}，因此按你函数其余部分的原样来判断）",
         "not_plain": "{function} 返回的是 {type}，不是由 int 组成的普通 Python 列表",
         "items_not_int": "{function} 返回的列表里，并非每一项都是 Python int",
         "not_ids": "{function} 返回了 {got}，其中有的值不是这份草稿的 token_id {ids}；正确答案在这里返回 {expected}",
@@ -303,12 +306,61 @@ def one_value(shape):
     return all(n == 1 for n in shape)
 
 
-class ScriptedRand:
-    """A stand-in for ``torch.rand``: each call's scripted draw, every call recorded."""
+# Where else a function might draw r: while a scripted call runs, each of these is a stand-in that hands out the
+# same script as torch.rand (one value per call, in call order, whatever the source), and records its name. So a
+# function that draws r with random.random() is graded on what it does with its draws, and the source is charged
+# once, by the single-draw check and the visible test (the lesson scripts torch.rand, and says so).
+FOREIGN = ("random.random", "random.uniform", "numpy.random.rand", "numpy.random.random",
+           "numpy.random.random_sample", "numpy.random.uniform", "torch.rand_like", "torch.Tensor.uniform_")
+GENERATORS = ("torch.rand",) + FOREIGN
 
-    def __init__(self, draws):
+
+def _owner(source):
+    """The object that holds ``source``'s name (numpy only when it is loaded), or None."""
+    where = source.rpartition(".")[0]
+    if where == "numpy.random":
+        numpy = sys.modules.get("numpy")
+        return numpy.random if numpy is not None else None
+    return {"random": random, "torch": torch, "torch.Tensor": torch.Tensor}[where]
+
+
+def _size(size):
+    """numpy's ``size`` (None, an int or a sequence of ints) as a shape: () for None, ("?",) when unreadable."""
+    if size is None:
+        return ()
+    try:
+        return (_int(size),) if _type(size) is _int else tuple(_int(n) for n in size)
+    except (TypeError, ValueError):
+        return ("?",)
+
+
+def _filled(shape, value):
+    """numpy's answer for ``shape``: a float for (), else an array of that shape holding ``value``."""
+    if shape == ():
+        return value
+    import numpy
+    return numpy.full([n if _type(n) is _int and n >= 0 else 1 for n in shape], value)
+
+
+class ScriptedRand:
+    """A stand-in for ``torch.rand``: each call's scripted draw, every call recorded. ``stand_in(source)`` is one for
+    another generator (FOREIGN) that draws from the same script. ``value``: a function that gives each draw instead
+    of the script (sample_runs: torch's own generator)."""
+
+    def __init__(self, draws, value=None):
         self.draws = [float(d) for d in draws]
-        self.shapes = []  # the shape each call asked for, in order
+        self.shapes = []   # the shape each call asked for, in order
+        self.sources = []  # the generator each call used, in order
+        self._value = value
+
+    def draw(self, shape, source="torch.rand"):
+        """The next value, recorded as a draw of ``shape`` from ``source``."""
+        self.shapes.append(shape)
+        self.sources.append(source)
+        if self._value is not None:
+            return self._value()
+        index = _count(self.shapes) - 1
+        return self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
 
     def __call__(self, *size, **kwargs):
         shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
@@ -316,16 +368,77 @@ class ScriptedRand:
             shape = tuple(_int(n) for n in shape)
         except TypeError:
             shape = ("?",)
-        self.shapes.append(shape)
-        index = _count(self.shapes) - 1
-        value = self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
+        value = self.draw(shape)
         if shape == (1,) or "?" in shape or any(n < 1 for n in shape):
             return torch.tensor([value], dtype=torch.float64)
         return torch.full(shape, value, dtype=torch.float64)
 
+    def stand_in(self, source):
+        """A function for ``source`` (one of FOREIGN) that answers as it would, with this script's values."""
+        draw = self.draw
+        if source == "random.random":
+            return lambda: draw((), source)
+        if source == "random.uniform":
+            return lambda a=0.0, b=1.0: a + (b - a) * draw((), source)
+        if source == "numpy.random.rand":
+            return lambda *d: _filled(_size(d), draw(_size(d), source))
+        if source == "numpy.random.uniform":
+            return lambda low=0.0, high=1.0, size=None: _filled(
+                _size(size), low + (high - low) * draw(_size(size), source))
+        if source in ("numpy.random.random", "numpy.random.random_sample"):
+            return lambda size=None: _filled(_size(size), draw(_size(size), source))
+        if source == "torch.rand_like":
+            return lambda input, *args, **kwargs: torch.full(
+                tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
+
+        def uniform_(tensor, a=0.0, b=1.0, **kwargs):  # torch.Tensor.uniform_: in place
+            return tensor.fill_(a + (b - a) * draw(tuple(_int(n) for n in tensor.shape), source))
+        return uniform_
+
     @property
     def calls(self):
         return _count(self.shapes)
+
+    @property
+    def drawn_with(self):
+        """The generators the calls used, in the order of GENERATORS."""
+        return [source for source in GENERATORS if source in self.sources]
+
+
+@contextlib.contextmanager
+def stand_ins(function, fake, sources=FOREIGN):
+    """While the block runs, each generator of ``sources`` (and torch.rand when it is among them) is ``fake``'s
+    stand-in, also under the student's own names for it (``from random import random`` binds it at import, where
+    replacing the module's attribute does not reach): each global of ``function`` bound to the real one is the
+    stand-in too, until the block ends."""
+    swaps, put = {}, []
+    for source in sources:
+        owner = _owner(source)
+        if owner is None:
+            continue
+        name = source.rpartition(".")[2]
+        real, own = getattr(owner, name), name in vars(owner)  # uniform_ is torch.Tensor's by inheritance
+        stand_in = fake if source == "torch.rand" else fake.stand_in(source)
+        setattr(owner, name, stand_in)
+        put.append((owner, name, real, own))
+        swaps[id(real)] = (real, stand_in)
+    names = getattr(function, "__globals__", None)
+    aliased = []
+    if _type(names) is _dict:
+        for name, value in _list(names.items()):
+            if id(value) in swaps and swaps[id(value)][0] is value:
+                names[name] = swaps[id(value)][1]
+                aliased.append((name, value))
+    try:
+        yield
+    finally:
+        for owner, name, real, own in put:
+            if own:
+                setattr(owner, name, real)
+            else:
+                delattr(owner, name)
+        for name, real in aliased:
+            names[name] = real
 
 
 class Run:
@@ -337,6 +450,7 @@ class Run:
     draws_used = bad_shapes = ()
     inputs_changed = rand_replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
+    drawn_with = foreign = ()  # the generators the draws came from (torch.rand, FOREIGN's); those other than torch.rand
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of positions
@@ -402,19 +516,6 @@ def _same(a, b):
 CALL_SEED = 2300  # torch's seed while the student's function runs (seeded)
 
 
-def _aliases(function, real, fake):
-    """The student's own names for torch.rand (``from torch import rand`` binds it at import, where replacing
-    torch.rand does not reach): each global of ``function`` bound to ``real`` is ``fake`` too until the call ends, so
-    torch.rand called by any name draws the scripted values. Returns those names (run_verify puts ``real`` back)."""
-    names = getattr(function, "__globals__", None)
-    if _type(names) is not _dict:
-        return []
-    found = [name for name, value in _list(names.items()) if value is real]
-    for name in found:
-        names[name] = fake
-    return found
-
-
 def run_verify(verify_draft, case, draws=(), rand=None):
     """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
 
@@ -426,27 +527,22 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     run.ids = [token_id for token_id, _, _ in case.positions]
     before = _snapshot(case)
     fake = rand or ScriptedRand(draws)
-    real = torch.rand
-    torch.rand = fake
-    aliases = _aliases(verify_draft, real, fake)
     try:
-        if torch.rand is not fake:
-            run.rand_replaced = True
-        else:
-            with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
-                try:
-                    run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
-                finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
-                    run.reseeded = _initial_seed() != CALL_SEED
+        with stand_ins(verify_draft, fake, GENERATORS):
+            try:
+                with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
+                    try:
+                        run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+                    finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
+                        run.reseeded = _initial_seed() != CALL_SEED
+            finally:
+                run.rand_replaced = torch.rand is not fake
     except BaseException as exc:  # the student's error is what we report
         run.exception, run.ename = exc, _type(exc).__name__
         run.error = f"{run.ename}: {exc}"
-    finally:
-        run.rand_replaced = run.rand_replaced or torch.rand is not fake
-        torch.rand = real
-        for name in aliases:
-            verify_draft.__globals__[name] = real
     run.calls = fake.calls
+    run.drawn_with = fake.drawn_with
+    run.foreign = [source for source in run.drawn_with if source != "torch.rand"]
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if not one_value(s)]
     run.tokens = _as_tokens(run.result)
@@ -504,8 +600,15 @@ def _facts(*facts):
     return words["sep"].join(facts) + words["end"]
 
 
-def _fact(key, **blanks):
-    return TEXT["fact"][key].format(function=STUDENT_FUNCTIONS[0], **blanks)
+def _fact(key, run=None, **blanks):
+    return TEXT["fact"][key].format(function=STUDENT_FUNCTIONS[0], rand=drawer(run), **blanks)
+
+
+def drawer(run):
+    """What the run drew with, as a sentence names it: torch.rand, or the generators it used instead (and torch.rand
+    too when it also used that)."""
+    drawn = _list(getattr(run, "drawn_with", ()) or ())
+    return " / ".join(drawn) if getattr(run, "foreign", None) else "torch.rand"
 
 
 def prefix(run):
@@ -561,7 +664,7 @@ def check(run, expected_tokens=None, calls=None):
         facts.append(_fact("returned", got=said(run), expected=expected))
         kind = "tokens"
     if calls is not None and run.calls != calls:
-        facts.append(_fact("draw_count", calls=run.calls, expected=calls))
+        facts.append(_fact("draw_count", run, calls=run.calls, expected=calls))
         kind = kind or "calls"
     if facts:
         raise Failed(_facts(*facts), kind)
@@ -593,7 +696,7 @@ def check_stops(run, case, draws=True):
     allowed = sum(1 for _, p, q in case.positions[: k + 1] if p < q)
     calls = run.calls
     if draws and (_type(calls) is not _int or calls > allowed):
-        raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
+        raise Failed(_facts(_fact("draws_after_reject", run, rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
 
 
 def check_draw_order(run, case):
@@ -605,8 +708,8 @@ def check_draw_order(run, case):
     if run.calls == want:
         return
     if k == _count(ids):
-        raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
-    raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
+        raise Failed(_facts(_fact("draws_all_kept", run, calls=run.calls, want=want)), "calls")
+    raise Failed(_facts(_fact("draws_to_reject", run, got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
                  "calls")
 
 
@@ -651,12 +754,14 @@ def check_plain(run):
 
 
 def check_shapes(run):
-    """At least one draw, and each a single value."""
+    """At least one draw, each from torch.rand, and each a single value."""
     _whole(run)
     if run.calls == 0:
-        raise Failed(_facts(_fact("draw_count", calls=0, expected=_count(run.ids))), "calls")
+        raise Failed(_facts(_fact("draw_count", run, calls=0, expected=_count(run.ids))), "calls")
+    if run.foreign:
+        raise Failed(_facts(_fact("foreign", run, calls=run.calls, others=" / ".join(run.foreign))), "foreign")
     if run.bad_shapes:
-        raise Failed(_facts(_fact("shapes", shapes=run.bad_shapes)), "shapes")  # hide() may have made it "not shown"
+        raise Failed(_facts(_fact("shapes", run, shapes=run.bad_shapes)), "shapes")  # hide() may have made it "not shown"
 
 
 def check_unchanged(run):
@@ -749,7 +854,7 @@ def visible_problem_m1(run, multi):
         if r.problem is not None:
             return r.problem
     if run.calls or multi.calls:
-        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls)
+        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls, rand=drawer(run if run.foreign else multi))
     drafted = {10, 20, 30, 40}
     if not set(run.tokens + multi.tokens) <= drafted:
         return _say("not_token_ids", run, run.tokens + multi.tokens)
@@ -783,6 +888,9 @@ def visible_problem_m2(run, accepting=None):
     for r in runs:
         if r.problem is not None:
             return r.problem
+    foreign = [g for g in FOREIGN if any(g in r.foreign for r in runs)]
+    if foreign:
+        return VISIBLE_MESSAGES["foreign"].format(others=" / ".join(foreign))
     shapes = [list(s) for r in runs for s in r.bad_shapes]
     if shapes:
         return VISIBLE_MESSAGES["shapes"].format(shapes=shapes)
@@ -806,7 +914,8 @@ def visible_problem_m2(run, accepting=None):
 
 
 def sample_runs(verify_draft, case, trials, seed):
-    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
+    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed (FOREIGN's generators draw from
+    it too).
 
     Returns (fraction of runs that accepted position 0, mean accepted length), each result read as the checks read
     it (prefix); (-1.0, -1.0) when a result cannot be read as token ids. The same seed gives the same draws, so
@@ -815,8 +924,11 @@ def sample_runs(verify_draft, case, trials, seed):
     real = torch.rand
     first, total = 0, 0
     ids = [token_id for token_id, _, _ in case.positions]
+    # another generator (random.random, numpy, ...) draws what torch.rand would: the same grade on every run, and
+    # its source is charged once, by the single-draw check
+    torch_draws = ScriptedRand((), value=lambda: real(1).item())
     try:
-        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
+        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4), stand_ins(verify_draft, torch_draws):
             for _ in range(trials):
                 result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
                 run = Run()
@@ -887,7 +999,8 @@ def to_wire(helper, result):
             if result.exception is not None else None,
             "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
             "rebound": list(result.rebound), "result_type": result.result_type[:40],
-            "result_repr": result.result_repr[:80], "reseeded": result.reseeded}
+            "result_repr": result.result_repr[:80], "reseeded": result.reseeded,
+            "drawn_with": [s for s in result.drawn_with if s in GENERATORS]}
 
 
 def _bound(args, kwargs, name, position, default):
@@ -931,7 +1044,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
     fields = ("tokens", "read", "length", "calls", "shapes", "error", "after", "rand_replaced", "rebound",
-              "result_type", "result_repr", "reseeded")
+              "result_type", "result_repr", "reseeded", "drawn_with")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
     try:
@@ -965,6 +1078,11 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("rand_replaced")
         if type(data["reseeded"]) is not bool:
             raise ValueError("reseeded")
+        drawn_with = data["drawn_with"]
+        if not (type(drawn_with) is list and all(type(g) is str and g in GENERATORS for g in drawn_with)
+                and len(set(drawn_with)) == len(drawn_with) and (drawn_with or not data["calls"])
+                and len(drawn_with) <= data["calls"]):
+            raise ValueError("drawn_with")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -986,6 +1104,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.inputs_changed = not all(unchanged)
     run.rand_replaced, run.rebound = data["rand_replaced"], list(data["rebound"])
     run.reseeded = data["reseeded"]
+    run.drawn_with = [g for g in GENERATORS if g in drawn_with]
+    run.foreign = [g for g in run.drawn_with if g != "torch.rand"]
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
     return run
@@ -1000,7 +1120,7 @@ def trace(helper, run):
     return {"tokens": run.tokens, "calls": run.calls, "shapes": [list(s) for s in run.bad_shapes],
             "draws_used": list(run.draws_used), "error": run.ename, "inputs_changed": run.inputs_changed,
             "rand_replaced": run.rand_replaced, "rebound": list(run.rebound), "result_type": run.result_type,
-            "reseeded": run.reseeded}
+            "reseeded": run.reseeded, "foreign": list(run.foreign)}
 
 
 HIDDEN_TEXT = TEXT["hidden"]

@@ -24,6 +24,7 @@ import math
 import random
 import re
 import signal
+import sys
 import threading
 
 import torch
@@ -52,7 +53,7 @@ TEXT = {
         "value": "[hidden]",
     },
     "visible": {
-        "drew": "torch.rand was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
+        "drew": "{rand} was called {calls} time(s), but Mission 1 never draws: when p >= q, accept directly.",
         "not_token_ids": "The result {tokens} holds values that are not drafted token ids: append token_id "
                          "(not the position i, not p).",
         "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
@@ -80,8 +81,11 @@ TEXT = {
         "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
                               "the comparison (accept when r < p / q) and that you read row i.",
         "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
-        "no_torch_draws": "Got [10, 20] without a single call of torch.rand. The test scripts torch.rand's draws: draw "
-                          "r = torch.rand(1).item() (not random, numpy, or another torch sampler such as uniform_).",
+        "no_torch_draws": "Got [10, 20] without a single draw the test could script. The test scripts torch.rand's "
+                          "draws: draw r = torch.rand(1).item() (not numpy's default_rng, torch.bernoulli or another "
+                          "sampler).",
+        "foreign": "Your function drew r with {others}. The test hands its scripted draws (0.5, then 0.9) to "
+                   "torch.rand, and so do the hidden checks: draw r = torch.rand(1).item(), as the lesson does.",
         "shapes": "Your draws asked torch.rand for the shapes {shapes}. The test hands one scripted value to each "
                   "torch.rand(1) call, one per p < q position, in position order: draw one value at a time, "
                   "r = torch.rand(1).item(), in the p < q branch.",
@@ -93,10 +97,11 @@ TEXT = {
     },
     "fact": {
         "returned": "{function} returned {got}; a right answer returns {expected} here",
-        "draw_count": "{function} called torch.rand {calls} time(s) here; a right answer calls it {expected} time(s)",
-        "draws_all_kept": "{function} kept every drafted token and called torch.rand {calls} time(s); this draft has "
+        "draw_count": "{function} called {rand} {calls} time(s) here; a right answer calls torch.rand {expected} "
+                      "time(s)",
+        "draws_all_kept": "{function} kept every drafted token and called {rand} {calls} time(s); this draft has "
                           "{want} p < q position(s), one draw each (p >= q, p == q included, takes none)",
-        "draws_to_reject": "{function} returned {got}, leaving out token {token} (position {i}), and called torch.rand "
+        "draws_to_reject": "{function} returned {got}, leaving out token {token} (position {i}), and called {rand} "
                            "{calls} time(s); up to that position, itself included, there are {want} p < q position(s), "
                            "one draw each (p >= q, p == q included, takes none)",
         "kept_first": "{function} returned {got}; a right answer starts with {expected} here (p >= q at each of those "
@@ -106,8 +111,11 @@ TEXT = {
         "after_reject": "{function} returned {got}: token {token} came back after token {rejected} (position {i}) was "
                         "left out, that is, rejected",
         "draws_after_reject": "{function} left out token {rejected} (position {i}), that is, rejected it, yet called "
-                              "torch.rand {calls} time(s); up to that rejection there are {allowed} p < q position(s)",
-        "shapes": "{function} asked torch.rand for the shapes {shapes}; a draw is torch.rand(1), one value",
+                              "{rand} {calls} time(s); up to that rejection there are {allowed} p < q position(s)",
+        "shapes": "{function} asked {rand} for the shapes {shapes}; a draw is torch.rand(1), one value",
+        "foreign": "{function} drew {calls} value(s) with {others}, not torch.rand; the checks script the values "
+                   "of torch.rand(1), so draw r = torch.rand(1).item() (the other checks handed the same values to "
+                   "{others}, so they read the rest of your function as it is)",
         "not_plain": "{function} returned a {type}, not a plain Python list of ints",
         "items_not_int": "{function} returned a list whose items are not all Python ints",
         "not_ids": "{function} returned {got}, which holds values that are not this draft's token ids {ids}; a right "
@@ -341,12 +349,61 @@ def one_value(shape):
     return all(n == 1 for n in shape)
 
 
-class ScriptedRand:
-    """A stand-in for ``torch.rand``: each call's scripted draw, every call recorded."""
+# Where else a function might draw r: while a scripted call runs, each of these is a stand-in that hands out the
+# same script as torch.rand (one value per call, in call order, whatever the source), and records its name. So a
+# function that draws r with random.random() is graded on what it does with its draws, and the source is charged
+# once, by the single-draw check and the visible test (the lesson scripts torch.rand, and says so).
+FOREIGN = ("random.random", "random.uniform", "numpy.random.rand", "numpy.random.random",
+           "numpy.random.random_sample", "numpy.random.uniform", "torch.rand_like", "torch.Tensor.uniform_")
+GENERATORS = ("torch.rand",) + FOREIGN
 
-    def __init__(self, draws):
+
+def _owner(source):
+    """The object that holds ``source``'s name (numpy only when it is loaded), or None."""
+    where = source.rpartition(".")[0]
+    if where == "numpy.random":
+        numpy = sys.modules.get("numpy")
+        return numpy.random if numpy is not None else None
+    return {"random": random, "torch": torch, "torch.Tensor": torch.Tensor}[where]
+
+
+def _size(size):
+    """numpy's ``size`` (None, an int or a sequence of ints) as a shape: () for None, ("?",) when unreadable."""
+    if size is None:
+        return ()
+    try:
+        return (_int(size),) if _type(size) is _int else tuple(_int(n) for n in size)
+    except (TypeError, ValueError):
+        return ("?",)
+
+
+def _filled(shape, value):
+    """numpy's answer for ``shape``: a float for (), else an array of that shape holding ``value``."""
+    if shape == ():
+        return value
+    import numpy
+    return numpy.full([n if _type(n) is _int and n >= 0 else 1 for n in shape], value)
+
+
+class ScriptedRand:
+    """A stand-in for ``torch.rand``: each call's scripted draw, every call recorded. ``stand_in(source)`` is one for
+    another generator (FOREIGN) that draws from the same script. ``value``: a function that gives each draw instead
+    of the script (sample_runs: torch's own generator)."""
+
+    def __init__(self, draws, value=None):
         self.draws = [float(d) for d in draws]
-        self.shapes = []  # the shape each call asked for, in order
+        self.shapes = []   # the shape each call asked for, in order
+        self.sources = []  # the generator each call used, in order
+        self._value = value
+
+    def draw(self, shape, source="torch.rand"):
+        """The next value, recorded as a draw of ``shape`` from ``source``."""
+        self.shapes.append(shape)
+        self.sources.append(source)
+        if self._value is not None:
+            return self._value()
+        index = _count(self.shapes) - 1
+        return self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
 
     def __call__(self, *size, **kwargs):
         shape = kwargs.get("size", size[0] if _count(size) == 1 and _type(size[0]) is not _int else size)
@@ -354,16 +411,77 @@ class ScriptedRand:
             shape = tuple(_int(n) for n in shape)
         except TypeError:
             shape = ("?",)
-        self.shapes.append(shape)
-        index = _count(self.shapes) - 1
-        value = self.draws[index] if index < _count(self.draws) else _OVERFLOW_DRAW
+        value = self.draw(shape)
         if shape == (1,) or "?" in shape or any(n < 1 for n in shape):
             return torch.tensor([value], dtype=torch.float64)
         return torch.full(shape, value, dtype=torch.float64)
 
+    def stand_in(self, source):
+        """A function for ``source`` (one of FOREIGN) that answers as it would, with this script's values."""
+        draw = self.draw
+        if source == "random.random":
+            return lambda: draw((), source)
+        if source == "random.uniform":
+            return lambda a=0.0, b=1.0: a + (b - a) * draw((), source)
+        if source == "numpy.random.rand":
+            return lambda *d: _filled(_size(d), draw(_size(d), source))
+        if source == "numpy.random.uniform":
+            return lambda low=0.0, high=1.0, size=None: _filled(
+                _size(size), low + (high - low) * draw(_size(size), source))
+        if source in ("numpy.random.random", "numpy.random.random_sample"):
+            return lambda size=None: _filled(_size(size), draw(_size(size), source))
+        if source == "torch.rand_like":
+            return lambda input, *args, **kwargs: torch.full(
+                tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
+
+        def uniform_(tensor, a=0.0, b=1.0, **kwargs):  # torch.Tensor.uniform_: in place
+            return tensor.fill_(a + (b - a) * draw(tuple(_int(n) for n in tensor.shape), source))
+        return uniform_
+
     @property
     def calls(self):
         return _count(self.shapes)
+
+    @property
+    def drawn_with(self):
+        """The generators the calls used, in the order of GENERATORS."""
+        return [source for source in GENERATORS if source in self.sources]
+
+
+@contextlib.contextmanager
+def stand_ins(function, fake, sources=FOREIGN):
+    """While the block runs, each generator of ``sources`` (and torch.rand when it is among them) is ``fake``'s
+    stand-in, also under the student's own names for it (``from random import random`` binds it at import, where
+    replacing the module's attribute does not reach): each global of ``function`` bound to the real one is the
+    stand-in too, until the block ends."""
+    swaps, put = {}, []
+    for source in sources:
+        owner = _owner(source)
+        if owner is None:
+            continue
+        name = source.rpartition(".")[2]
+        real, own = getattr(owner, name), name in vars(owner)  # uniform_ is torch.Tensor's by inheritance
+        stand_in = fake if source == "torch.rand" else fake.stand_in(source)
+        setattr(owner, name, stand_in)
+        put.append((owner, name, real, own))
+        swaps[id(real)] = (real, stand_in)
+    names = getattr(function, "__globals__", None)
+    aliased = []
+    if _type(names) is _dict:
+        for name, value in _list(names.items()):
+            if id(value) in swaps and swaps[id(value)][0] is value:
+                names[name] = swaps[id(value)][1]
+                aliased.append((name, value))
+    try:
+        yield
+    finally:
+        for owner, name, real, own in put:
+            if own:
+                setattr(owner, name, real)
+            else:
+                delattr(owner, name)
+        for name, real in aliased:
+            names[name] = real
 
 
 class Run:
@@ -375,6 +493,7 @@ class Run:
     draws_used = bad_shapes = ()
     inputs_changed = rand_replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
+    drawn_with = foreign = ()  # the generators the draws came from (torch.rand, FOREIGN's); those other than torch.rand
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of positions
@@ -440,19 +559,6 @@ def _same(a, b):
 CALL_SEED = 2300  # torch's seed while the student's function runs (seeded)
 
 
-def _aliases(function, real, fake):
-    """The student's own names for torch.rand (``from torch import rand`` binds it at import, where replacing
-    torch.rand does not reach): each global of ``function`` bound to ``real`` is ``fake`` too until the call ends, so
-    torch.rand called by any name draws the scripted values. Returns those names (run_verify puts ``real`` back)."""
-    names = getattr(function, "__globals__", None)
-    if _type(names) is not _dict:
-        return []
-    found = [name for name, value in _list(names.items()) if value is real]
-    for name in found:
-        names[name] = fake
-    return found
-
-
 def run_verify(verify_draft, case, draws=(), rand=None):
     """Call ``verify_draft`` on ``case`` with scripted draws and return a ``Run``.
 
@@ -464,27 +570,22 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     run.ids = [token_id for token_id, _, _ in case.positions]
     before = _snapshot(case)
     fake = rand or ScriptedRand(draws)
-    real = torch.rand
-    torch.rand = fake
-    aliases = _aliases(verify_draft, real, fake)
     try:
-        if torch.rand is not fake:
-            run.rand_replaced = True
-        else:
-            with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
-                try:
-                    run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
-                finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
-                    run.reseeded = _initial_seed() != CALL_SEED
+        with stand_ins(verify_draft, fake, GENERATORS):
+            try:
+                with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
+                    try:
+                        run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+                    finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
+                        run.reseeded = _initial_seed() != CALL_SEED
+            finally:
+                run.rand_replaced = torch.rand is not fake
     except BaseException as exc:  # the student's error is what we report
         run.exception, run.ename = exc, _type(exc).__name__
         run.error = f"{run.ename}: {exc}"
-    finally:
-        run.rand_replaced = run.rand_replaced or torch.rand is not fake
-        torch.rand = real
-        for name in aliases:
-            verify_draft.__globals__[name] = real
     run.calls = fake.calls
+    run.drawn_with = fake.drawn_with
+    run.foreign = [source for source in run.drawn_with if source != "torch.rand"]
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if not one_value(s)]
     run.tokens = _as_tokens(run.result)
@@ -542,8 +643,15 @@ def _facts(*facts):
     return words["sep"].join(facts) + words["end"]
 
 
-def _fact(key, **blanks):
-    return TEXT["fact"][key].format(function=STUDENT_FUNCTIONS[0], **blanks)
+def _fact(key, run=None, **blanks):
+    return TEXT["fact"][key].format(function=STUDENT_FUNCTIONS[0], rand=drawer(run), **blanks)
+
+
+def drawer(run):
+    """What the run drew with, as a sentence names it: torch.rand, or the generators it used instead (and torch.rand
+    too when it also used that)."""
+    drawn = _list(getattr(run, "drawn_with", ()) or ())
+    return " / ".join(drawn) if getattr(run, "foreign", None) else "torch.rand"
 
 
 def prefix(run):
@@ -599,7 +707,7 @@ def check(run, expected_tokens=None, calls=None):
         facts.append(_fact("returned", got=said(run), expected=expected))
         kind = "tokens"
     if calls is not None and run.calls != calls:
-        facts.append(_fact("draw_count", calls=run.calls, expected=calls))
+        facts.append(_fact("draw_count", run, calls=run.calls, expected=calls))
         kind = kind or "calls"
     if facts:
         raise Failed(_facts(*facts), kind)
@@ -631,7 +739,7 @@ def check_stops(run, case, draws=True):
     allowed = sum(1 for _, p, q in case.positions[: k + 1] if p < q)
     calls = run.calls
     if draws and (_type(calls) is not _int or calls > allowed):
-        raise Failed(_facts(_fact("draws_after_reject", rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
+        raise Failed(_facts(_fact("draws_after_reject", run, rejected=ids[k], i=k, calls=calls, allowed=allowed)), "calls")
 
 
 def check_draw_order(run, case):
@@ -643,8 +751,8 @@ def check_draw_order(run, case):
     if run.calls == want:
         return
     if k == _count(ids):
-        raise Failed(_facts(_fact("draws_all_kept", calls=run.calls, want=want)), "calls")
-    raise Failed(_facts(_fact("draws_to_reject", got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
+        raise Failed(_facts(_fact("draws_all_kept", run, calls=run.calls, want=want)), "calls")
+    raise Failed(_facts(_fact("draws_to_reject", run, got=said(run), token=ids[k], i=k, calls=run.calls, want=want)),
                  "calls")
 
 
@@ -689,12 +797,14 @@ def check_plain(run):
 
 
 def check_shapes(run):
-    """At least one draw, and each a single value."""
+    """At least one draw, each from torch.rand, and each a single value."""
     _whole(run)
     if run.calls == 0:
-        raise Failed(_facts(_fact("draw_count", calls=0, expected=_count(run.ids))), "calls")
+        raise Failed(_facts(_fact("draw_count", run, calls=0, expected=_count(run.ids))), "calls")
+    if run.foreign:
+        raise Failed(_facts(_fact("foreign", run, calls=run.calls, others=" / ".join(run.foreign))), "foreign")
     if run.bad_shapes:
-        raise Failed(_facts(_fact("shapes", shapes=run.bad_shapes)), "shapes")  # hide() may have made it "not shown"
+        raise Failed(_facts(_fact("shapes", run, shapes=run.bad_shapes)), "shapes")  # hide() may have made it "not shown"
 
 
 def check_unchanged(run):
@@ -787,7 +897,7 @@ def visible_problem_m1(run, multi):
         if r.problem is not None:
             return r.problem
     if run.calls or multi.calls:
-        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls)
+        return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls, rand=drawer(run if run.foreign else multi))
     drafted = {10, 20, 30, 40}
     if not set(run.tokens + multi.tokens) <= drafted:
         return _say("not_token_ids", run, run.tokens + multi.tokens)
@@ -821,6 +931,9 @@ def visible_problem_m2(run, accepting=None):
     for r in runs:
         if r.problem is not None:
             return r.problem
+    foreign = [g for g in FOREIGN if any(g in r.foreign for r in runs)]
+    if foreign:
+        return VISIBLE_MESSAGES["foreign"].format(others=" / ".join(foreign))
     shapes = [list(s) for r in runs for s in r.bad_shapes]
     if shapes:
         return VISIBLE_MESSAGES["shapes"].format(shapes=shapes)
@@ -844,7 +957,8 @@ def visible_problem_m2(run, accepting=None):
 
 
 def sample_runs(verify_draft, case, trials, seed):
-    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed.
+    """Run ``case`` ``trials`` times with the real ``torch.rand`` under a fixed seed (FOREIGN's generators draw from
+    it too).
 
     Returns (fraction of runs that accepted position 0, mean accepted length), each result read as the checks read
     it (prefix); (-1.0, -1.0) when a result cannot be read as token ids. The same seed gives the same draws, so
@@ -853,8 +967,11 @@ def sample_runs(verify_draft, case, trials, seed):
     real = torch.rand
     first, total = 0, 0
     ids = [token_id for token_id, _, _ in case.positions]
+    # another generator (random.random, numpy, ...) draws what torch.rand would: the same grade on every run, and
+    # its source is charged once, by the single-draw check
+    torch_draws = ScriptedRand((), value=lambda: real(1).item())
     try:
-        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4):  # well inside the 10 s cell timeout
+        with seeded(seed), time_budget(CALL_BUDGET_SECONDS * 4), stand_ins(verify_draft, torch_draws):
             for _ in range(trials):
                 result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
                 run = Run()
@@ -925,7 +1042,8 @@ def to_wire(helper, result):
             if result.exception is not None else None,
             "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
             "rebound": list(result.rebound), "result_type": result.result_type[:40],
-            "result_repr": result.result_repr[:80], "reseeded": result.reseeded}
+            "result_repr": result.result_repr[:80], "reseeded": result.reseeded,
+            "drawn_with": [s for s in result.drawn_with if s in GENERATORS]}
 
 
 def _bound(args, kwargs, name, position, default):
@@ -969,7 +1087,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
     fields = ("tokens", "read", "length", "calls", "shapes", "error", "after", "rand_replaced", "rebound",
-              "result_type", "result_repr", "reseeded")
+              "result_type", "result_repr", "reseeded", "drawn_with")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
     try:
@@ -1003,6 +1121,11 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("rand_replaced")
         if type(data["reseeded"]) is not bool:
             raise ValueError("reseeded")
+        drawn_with = data["drawn_with"]
+        if not (type(drawn_with) is list and all(type(g) is str and g in GENERATORS for g in drawn_with)
+                and len(set(drawn_with)) == len(drawn_with) and (drawn_with or not data["calls"])
+                and len(drawn_with) <= data["calls"]):
+            raise ValueError("drawn_with")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -1024,6 +1147,8 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.inputs_changed = not all(unchanged)
     run.rand_replaced, run.rebound = data["rand_replaced"], list(data["rebound"])
     run.reseeded = data["reseeded"]
+    run.drawn_with = [g for g in GENERATORS if g in drawn_with]
+    run.foreign = [g for g in run.drawn_with if g != "torch.rand"]
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
     return run
@@ -1038,7 +1163,7 @@ def trace(helper, run):
     return {"tokens": run.tokens, "calls": run.calls, "shapes": [list(s) for s in run.bad_shapes],
             "draws_used": list(run.draws_used), "error": run.ename, "inputs_changed": run.inputs_changed,
             "rand_replaced": run.rand_replaced, "rebound": list(run.rebound), "result_type": run.result_type,
-            "reseeded": run.reseeded}
+            "reseeded": run.reseeded, "foreign": list(run.foreign)}
 
 
 HIDDEN_TEXT = TEXT["hidden"]

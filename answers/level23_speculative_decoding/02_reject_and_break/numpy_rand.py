@@ -1,5 +1,5 @@
-# expect: lose test_visible hidden_draw_order
-# why: draws with numpy, which the tests do not count.
+# expect: lose test_visible hidden_single_value_draws
+# why: draws with numpy; the checks hand np.random.rand the same scripted values, so only the draw source costs.
 # diagnosis: you draw r with numpy's generator (np.random) instead of torch.rand: draw r = torch.rand(1).item()
 import numpy as np
 
