@@ -74,9 +74,12 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
         if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most
             assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
-        else:  # Level 23: checks read by role; at most 5 catalogued mistakes fail more than one check outside their own
-            assert rows["catalogue", "outside"] / rows["catalogue", "answers"] <= 0.75, notebook
-            assert rows["catalogue", "over one outside"] <= 5, notebook
+        else:  # Level 23: checks read by role, rows compared on twin drafts, foreign draws scripted: at most two
+            # catalogued mistakes fail more than one check outside their own (notebook 02's hard_coded_visible, which
+            # returns the visible answer for every draft, and no_coin, which leaves TODO 2 unwritten)
+            assert rows["catalogue", "outside"] / rows["catalogue", "answers"] <= 0.6, notebook
+            assert rows["catalogue", "over one outside"] <= (0 if notebook.startswith("01") else 2), notebook
+            assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
 
 
 def test_a_coin_mistake_is_not_charged_in_the_row_the_draw_order_or_the_inputs_checks():

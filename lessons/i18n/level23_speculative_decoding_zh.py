@@ -331,6 +331,10 @@ COMMENTS = {
         "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同，而且返回的是由 Python int "
         "组成的普通列表。",
     "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
+    "Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.":
+        "其他各行在这些 token 的列上也都是 p >= q 的值：读错行的问题留给“读取行”的那项检查去发现。",
+    "Two drafts with the same p and q at each position's own row and column, other values elsewhere: the same positions are kept in both.":
+        "两份草稿在每个位置自己的行和列上 p、q 都相同，其他地方的值不同：两份草稿保留的位置相同。",
     "Token 12 is accepted outright at position 0; at position 1 (p < q in row 1, not in row 0; the row's largest "
     "value is elsewhere) it is not kept without a draw.":
         "位置 0 的 token 12 直接被接受；到了位置 1（第 1 行里 p < q，第 0 行里不是；该行的最大值在别的列），"
@@ -526,6 +530,9 @@ HELPERS = {
                               "同样的 id 以列表给出时，它抽取 {other_calls} 次后返回了 {other}",
             "relabelled": "把可见用例的 token_id 换成 {ids} 后，{function} 抽取 {calls} 次后返回了 {got}，换回原来的 id "
                           "就是 {back}；但在可见用例本身上，它抽取 {other_calls} 次后返回了 {other}",
+            "twin": "{function} 在草稿 {ids} 上返回了 {got}；在另一份草稿 {twin_ids} 上返回了 {twin}。两份草稿在每个位置"
+                    "自己的行和列上 p、q 都相同（其他行、列的值不同）；如果在第 i 行的 token_id 列读取 p 和 q，"
+                    "它在那里应返回 {expected}",
             "inputs": "{function} 修改了 draft_probs、target_probs 或 draft_tokens；它只应读取它们",
             "rate": "用真实的 torch.rand 运行 {trials} 次，p/q = {want:.2f} 的位置被接受的比例是 {rate:.1%}；"
                     "正确答案约为 {want:.0%}",

@@ -261,7 +261,8 @@ spec_checks.check(near, [])
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: every position has p >= q, so every token comes back.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.6, 0.2), (8, 0.7, 0.5), (1, 0.9, 0.1)]), draws=[])
+# Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(3, 0.6, 0.2), (8, 0.7, 0.5), (1, 0.9, 0.1)], decoys=[(0, 8, 0.3), (0, 1, 0.3), (1, 3, 0.3), (2, 8, 0.3)]), draws=[])
 spec_checks.check(run, [3, 8, 1])
 ### END HIDDEN TESTS
 
@@ -297,16 +298,19 @@ spec_checks.check_tensor(as_tensor, as_list, plain=False)
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: position i reads row i, at column token_id.
+# Two drafts with the same p and q at each position's own row and column, other values elsewhere: the same positions are kept in both.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([(12, 0.6, 0.3), (12, 0.3, 0.5), (33, 0.2, 0.5)], decoys=[(1, 5, 0.7), (2, 7, 0.9)])
-run = spec_checks.run_verify(verify_draft, case, draws=[])
-spec_checks.check(run, [12])
+case = spec_checks.Case([(12, 0.6, 0.3), (20, 0.3, 0.5), (33, 0.2, 0.5)], decoys=[(1, 12, 0.9)])
+twin = spec_checks.Case([(12, 0.6, 0.3), (12, 0.3, 0.5), (33, 0.2, 0.5)], decoys=[(1, 5, 0.7), (2, 7, 0.9)])
+spec_checks.check_twin(spec_checks.run_verify(verify_draft, case, draws=[]),
+                       spec_checks.run_verify(verify_draft, twin, draws=[]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_appends_token_ids", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)]), draws=[])
+# Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)], decoys=[(0, 3, 0.2), (1, 17, 0.2)]), draws=[])
 spec_checks.check_ids(run, [17, 3])
 ### END HIDDEN TESTS
 

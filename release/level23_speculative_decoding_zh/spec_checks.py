@@ -92,6 +92,7 @@ TEXT = {
         "tensor_raised": "draft_tokens 是 torch.LongTensor 时，{function} 抛出了 {error}；同样的 id 以列表给出时，它没有抛出异常",
         "tensor_differs": "draft_tokens 是 torch.LongTensor 时，{function} 抽取 {calls} 次后返回了 {got}；同样的 id 以列表给出时，它抽取 {other_calls} 次后返回了 {other}",
         "relabelled": "把可见用例的 token_id 换成 {ids} 后，{function} 抽取 {calls} 次后返回了 {got}，换回原来的 id 就是 {back}；但在可见用例本身上，它抽取 {other_calls} 次后返回了 {other}",
+        "twin": "{function} 在草稿 {ids} 上返回了 {got}；在另一份草稿 {twin_ids} 上返回了 {twin}。两份草稿在每个位置自己的行和列上 p、q 都相同（其他行、列的值不同）；如果在第 i 行的 token_id 列读取 p 和 q，它在那里应返回 {expected}",
         "inputs": "{function} 修改了 draft_probs、target_probs 或 draft_tokens；它只应读取它们",
         "rate": "用真实的 torch.rand 运行 {trials} 次，p/q = {want:.2f} 的位置被接受的比例是 {rate:.1%}；正确答案约为 {want:.0%}",
         "mean": "用真实的 torch.rand 运行 {trials} 次，平均接受了 {mean:.2f} 个 token；精确期望是 {want:.2f}",
@@ -805,6 +806,23 @@ def check_relabelled(run, visible_run):
         raise Failed(_facts(_fact("relabelled", ids=_list(run.ids), got=said(run), calls=run.calls,
                                   back=[back[t] for t in got], other=said(visible_run),
                                   other_calls=visible_run.calls)), "relabel")
+
+
+def check_twin(run, twin_run):
+    """``run`` on a draft of distinct ids and ``twin_run`` on its twin (the same p and q at each position's own row
+    and column, other values elsewhere, an id drafted twice): a function that reads row i at column token_id keeps
+    the same positions of both. Whatever the function decides there (a comparison, the loop) is other checks' to
+    judge: this one compares the function with itself."""
+    _whole(run)
+    _whole(twin_run)
+    position = {t: i for i, t in enumerate(run.ids)}
+    got = prefix(run)
+    if any(t not in position for t in got):
+        raise Failed(_facts(_fact("not_ids", got=said(run), ids=_list(run.ids), expected="?")), "tokens")
+    expected = [twin_run.ids[position[t]] for t in got]
+    if prefix(twin_run) != expected or twin_run.calls != run.calls:
+        raise Failed(_facts(_fact("twin", got=said(run), ids=_list(run.ids), twin_ids=_list(twin_run.ids),
+                                  twin=said(twin_run), expected=expected)), "twin")
 
 
 def check_rate(sampled, case, trials, tol=0.03):

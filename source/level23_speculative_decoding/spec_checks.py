@@ -129,6 +129,9 @@ TEXT = {
         "relabelled": "on the visible draft with its token ids renamed to {ids}, {function} returned {got} after "
                       "{calls} draw(s); renamed back that is {back}, but on the visible draft itself it returned "
                       "{other} after {other_calls}",
+        "twin": "{function} returned {got} on the draft {ids}, and {twin} on a draft {twin_ids} with the same p and q "
+                "at each position's own row and column (other values in the other rows and columns); reading row i at "
+                "column token_id, it would return {expected} there",
         "inputs": "{function} changed draft_probs, target_probs or draft_tokens; it should only read them",
         "rate": "with the real torch.rand, a position with p/q = {want:.2f} was accepted in {rate:.1%} of {trials} "
                 "runs; a right answer is accepted in about {want:.0%} of them",
@@ -848,6 +851,23 @@ def check_relabelled(run, visible_run):
         raise Failed(_facts(_fact("relabelled", ids=_list(run.ids), got=said(run), calls=run.calls,
                                   back=[back[t] for t in got], other=said(visible_run),
                                   other_calls=visible_run.calls)), "relabel")
+
+
+def check_twin(run, twin_run):
+    """``run`` on a draft of distinct ids and ``twin_run`` on its twin (the same p and q at each position's own row
+    and column, other values elsewhere, an id drafted twice): a function that reads row i at column token_id keeps
+    the same positions of both. Whatever the function decides there (a comparison, the loop) is other checks' to
+    judge: this one compares the function with itself."""
+    _whole(run)
+    _whole(twin_run)
+    position = {t: i for i, t in enumerate(run.ids)}
+    got = prefix(run)
+    if any(t not in position for t in got):
+        raise Failed(_facts(_fact("not_ids", got=said(run), ids=_list(run.ids), expected="?")), "tokens")
+    expected = [twin_run.ids[position[t]] for t in got]
+    if prefix(twin_run) != expected or twin_run.calls != run.calls:
+        raise Failed(_facts(_fact("twin", got=said(run), ids=_list(run.ids), twin_ids=_list(twin_run.ids),
+                                  twin=said(twin_run), expected=expected)), "twin")
 
 
 def check_rate(sampled, case, trials, tol=0.03):
