@@ -31,7 +31,8 @@ def says(message, key):
 def m1(name):
     fn = verify_draft_of("01_accept_branch", name)
     return spec_checks.visible_problem_m1(spec_checks.run_verify(fn, spec_checks.visible_case(), draws=[]),
-                                          spec_checks.run_verify(fn, spec_checks.multi_accept_case(), draws=[]))
+                                          spec_checks.run_verify(fn, spec_checks.multi_accept_case(), draws=[]),
+                                          spec_checks.run_verify(fn, spec_checks.accept_case(), draws=[]))
 
 
 def m2(name):
@@ -93,4 +94,25 @@ def test_every_message_is_used_by_some_answer():
     unused = set(spec_checks.VISIBLE_MESSAGES) - used
     # the catch-alls, for mistakes nobody has made yet, and no_torch_draws (no catalogued answer draws from a sampler
     # the test does not script: test_a_coin_from_a_sampler_the_test_does_not_script... writes two)
-    assert unused <= {"m1_other", "m2_other", "no_torch_draws"}, unused
+    # and accept_all_case (a loop that stops one position early: test_a_loop_that_stops_one_position_early... below)
+    assert unused <= {"m1_other", "m2_other", "no_torch_draws", "accept_all_case"}, unused
+
+
+@pytest.mark.parametrize("notebook", ["01_accept_branch", "02_reject_and_break"])
+@pytest.mark.parametrize("loop", ["for i, token_id in enumerate(draft_tokens[:-1]):",
+                                  "for i, token_id in zip(range(len(draft_tokens) - 1), draft_tokens):"])
+def test_a_loop_that_stops_one_position_early_is_told_by_the_visible_test(notebook, loop):
+    """The visible draft's last position is never reached by a right answer either; the case where every position
+    has p >= q shows it, in both missions."""
+    ns = {"torch": torch}
+    exec(ANSWERS[notebook, "correct_for_enumerate"].code.replace(
+        "for i, token_id in enumerate(draft_tokens):", loop), ns)
+    fn, draws = ns["verify_draft"], ([] if notebook.startswith("01") else [0.5, 0.9])
+    run = spec_checks.run_verify(fn, spec_checks.visible_case(), draws=draws)
+    accepting = spec_checks.run_verify(fn, spec_checks.accept_case(), draws=[])
+    if notebook.startswith("01"):
+        message = spec_checks.visible_problem_m1(
+            run, spec_checks.run_verify(fn, spec_checks.multi_accept_case(), draws=[]), accepting)
+    else:
+        message = spec_checks.visible_problem_m2(run, accepting)
+    assert says(message, "accept_all_case") and "[10, 20]" in message, message

@@ -164,7 +164,7 @@ def test_changed_inputs_are_seen_by_their_values_whatever_the_reply_claims():
 def test_draws_and_the_function_name_are_the_graders_own():
     judge = judge_for(answer_code("02_reject_and_break", "correct_gather"))
     judge.outputs(cell("02_reject_and_break", "hidden_draw_order"))
-    assert judge.trace[-1]["draws_used"] == [0.1, 0.2]
+    assert judge.trace[-1]["draws_used"] == [0.1, 0.9]
 
 
 def forged(field, value, helper="run_verify"):
@@ -181,6 +181,8 @@ def forged(field, value, helper="run_verify"):
     ("error", ["ValueError", "x" * 600]), ("after", []), ("after", [[[2, 41], "torch.float32", [0.0]]] * 3),
     ("after", [[[1] * 9, "x", None]] * 3), ("rebound", ["open"]), ("rebound", ["zip", "zip"]),
     ("result_repr", "x" * 200), ("rand_replaced", 0), ("reseeded", 1), ("reseeded", None),
+    ("drawn_with", ["os.system"]), ("drawn_with", ["torch.rand", "torch.rand"]), ("drawn_with", "torch.rand"),
+    ("drawn_with", [["torch.rand"]]), ("drawn_with", list(("torch.rand", "random.random") * 9)),
 ])
 def test_a_reply_is_checked_for_content_not_only_type(field, value):
     said = error_of(judge_for(MUTATES, forge=forged(field, value)).outputs(INPUTS_CHECK))

@@ -130,14 +130,15 @@ CELLS = {
 - *`accepted_tokens` 中出现错误 token*（不是草稿 token_id 的值）：检查追加的是不是 `token_id`，而不是 `i` 或 `p`；
 - *调用了 torch.rand*：Mission 1 从不抽随机数。
 """),
-        "visible-test": ("e4dce307", """
+        "visible-test": ("0440d696", """
 ## 可见测试
 
-两个用例，`torch.rand` 被替换成一个记录每次调用的替身（一旦调用，测试失败）：
+三个用例，`torch.rand` 被替换成一个记录每次调用的替身（一旦调用，测试失败）：
 
 - 表格中的用例，`draft_tokens = [10, 20, 30, 40]`：位置 0 有 `p = 0.8 >= q = 0.5`，不抽随机数，直接接受；位置 1 有
   `p < q`，所以这个 Mission 1 版本在那里停止。期望：`[10]`。
 - 第二个用例中位置 0、1、2 都有 `p >= q`（最后一个是 `p == q`），位置 3 有 `p < q`。期望：`[10, 20, 30]`。
+- 第三个用例的三个位置（包括最后一个）都有 `p >= q`：每个 token 都要返回。期望：`[10, 20, 30]`。
 """),
         "hidden-checks": ("f965ca4f", """
 ## 隐藏检查
@@ -273,10 +274,11 @@ CELLS = {
 - *用 random.random 抽取了 r*（或 numpy、`uniform_`）：测试把预设的抽取值交给 `torch.rand`，
   所以请用 `r = torch.rand(1).item()` 抽取；其他检查会把同样的值交给那个生成器，所以这个错误只扣一次分。
 """),
-        "visible-test": ("654650d5", """
+        "visible-test": ("7cc57f26", """
 ## 可见测试
 
 表格中的用例，`torch.rand` 被替换成依次返回 `0.5`、`0.9` 的替身。结果必须严格等于 `[10, 20]`，并且恰好抽取两次。
+第二个用例的三个位置（token 10、20、30）都有 `p >= q`：三个 token 都要返回，而且不抽随机数。
 """),
         "replay-yours": ("8599c78e", """
 ## 回放你自己的函数
@@ -331,6 +333,10 @@ COMMENTS = {
         "隐藏检查：draft_tokens 是 torch.LongTensor 时，结果与同样的 id 以列表给出时相同，而且返回的是由 Python int "
         "组成的普通列表。",
     "Hidden check: position i reads row i, at column token_id.": "隐藏检查：位置 i 读取第 i 行的 token_id 列。",
+    "A last position (p < q) after the ones this check decides, which it does not compare: a loop that stops one position early is the loop checks' to find.":
+        "最后加一个 p < q 的位置，在这项检查要判断的位置之后，不参与比较：循环提前一个位置结束的问题，留给检查循环的那几项去发现。",
+    "The draws reject at position 3; position 4 (p >= q) is past the end of a right answer's loop.":
+        "预设的随机数在位置 3 拒绝；位置 4（p >= q）在正确答案的循环结束之后。",
     "Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.":
         "其他各行在这些 token 的列上也都是 p >= q 的值：读错行的问题留给“读取行”的那项检查去发现。",
     "Two drafts with the same p and q at each position's own row and column, other values elsewhere: the same positions are kept in both.":
@@ -496,6 +502,8 @@ HELPERS = {
             "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，"
                       "交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
             "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。",
+            "accept_all_case": "在每个位置都满足 p >= q 的用例上（token 10、20、30），三个 token 都应返回，"
+                               "你却返回了 {tokens}。要遍历每个位置，包括最后一个。",
         },
         "say": {
             "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",

@@ -219,7 +219,7 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 # %% [markdown] l10n="visible-test"
 # ## Visible test
 #
-# Two cases, with `torch.rand` replaced by a stand-in that records every call (calling it fails
+# Three cases, with `torch.rand` replaced by a stand-in that records every call (calling it fails
 # the test):
 #
 # - the table's case, `draft_tokens = [10, 20, 30, 40]`: position 0 has `p = 0.8 >= q = 0.5` and
@@ -227,11 +227,14 @@ def verify_draft(draft_probs, target_probs, draft_tokens):
 #   Expected: `[10]`.
 # - a second case where positions 0, 1 and 2 all have `p >= q` (the last is `p == q`) and
 #   position 3 has `p < q`. Expected: `[10, 20, 30]`.
+# - a third whose three positions all have `p >= q`, the last one included: every token comes back.
+#   Expected: `[10, 20, 30]`.
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible_m1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[])
 multi = spec_checks.run_verify(verify_draft, spec_checks.multi_accept_case(), draws=[])
-problem = spec_checks.visible_problem_m1(run, multi)
+accepting = spec_checks.run_verify(verify_draft, spec_checks.accept_case(), draws=[])
+problem = spec_checks.visible_problem_m1(run, multi, accepting)
 assert problem is None, spec_checks.readable(problem)
 print(spec_checks.say("m1_passed"))
 
@@ -252,10 +255,11 @@ print(spec_checks.say("m1_passed"))
 # %% nbgrader={"grade": true, "grade_id": "hidden_equal_accepts", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: p == q is accepted, and p just below q (0.4995 against 0.5) is not.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.5, 0.5)]), draws=[])
-spec_checks.check(run, [5])
-near = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.4995, 0.5)]), draws=[])
-spec_checks.check(near, [])
+# A last position (p < q) after the ones this check decides, which it does not compare: a loop that stops one position early is the loop checks' to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.5, 0.5), (9, 0.1, 0.5)]), draws=[])
+spec_checks.check(run, [5], upto=1)
+near = spec_checks.run_verify(verify_draft, spec_checks.Case([(5, 0.4995, 0.5), (9, 0.1, 0.5)]), draws=[])
+spec_checks.check(near, [], upto=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accept", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -276,8 +280,9 @@ spec_checks.check(run, [4])
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 (with p > 0) is accepted and raises nothing.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[])
-spec_checks.check(run, [7])
+# A last position (p < q) after the ones this check decides, which it does not compare: a loop that stops one position early is the loop checks' to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0), (9, 0.1, 0.5)]), draws=[])
+spec_checks.check(run, [7], upto=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -310,8 +315,8 @@ spec_checks.check_twin(spec_checks.run_verify(verify_draft, case, draws=[]),
 # Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
 ### BEGIN HIDDEN TESTS
 # Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1)], decoys=[(0, 3, 0.2), (1, 17, 0.2)]), draws=[])
-spec_checks.check_ids(run, [17, 3])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1), (9, 0.1, 0.5)], decoys=[(0, 3, 0.2), (1, 17, 0.2)]), draws=[])
+spec_checks.check_ids(run, [17, 3], upto=2)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -228,7 +228,8 @@ show_replay(verify_draft)
 # ## Visible test
 #
 # The table's case, with `torch.rand` replaced by a stand-in that returns `0.5`, then `0.9`.
-# The result must be exactly `[10, 20]`, with exactly two draws.
+# The result must be exactly `[10, 20]`, with exactly two draws. A second case has `p >= q` at
+# all three positions (tokens 10, 20, 30): all three come back, with no draw.
 
 # %% nbgrader={"grade": true, "grade_id": "test_visible", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
 run = spec_checks.run_verify(verify_draft, visible_case(), draws=[0.5, 0.9])
@@ -273,8 +274,9 @@ print(f"average accepted: {mean_length:.2f}   expected: {spec_checks.expected_le
 # %% nbgrader={"grade": true, "grade_id": "hidden_draw_order", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: one draw per p < q position, in position order; none for p >= q (p == q included).
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (6, 0.5, 0.5), (8, 0.3, 0.6)])
-spec_checks.check_draw_order(spec_checks.run_verify(verify_draft, case, draws=[0.1, 0.2]), case)
+# The draws reject at position 3; position 4 (p >= q) is past the end of a right answer's loop.
+case = spec_checks.Case([(3, 0.2, 0.4), (5, 0.7, 0.3), (6, 0.5, 0.5), (8, 0.3, 0.6), (9, 0.9, 0.1)])
+spec_checks.check_draw_order(spec_checks.run_verify(verify_draft, case, draws=[0.1, 0.9]), case)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_rows_aligned", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -325,8 +327,9 @@ spec_checks.check_stops(spec_checks.run_verify(verify_draft, case, draws=[0.95, 
 # %% nbgrader={"grade": true, "grade_id": "hidden_coin_success_appends", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a successful coin flip appends the drafted token id (token 7 is the target's most likely here).
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6)], decoys=[(0, 7, 0.5)]), draws=[0.2, 0.2])
-spec_checks.check_ids(run, [4])
+# A last position (p < q) after the ones this check decides, which it does not compare: a loop that stops one position early is the loop checks' to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.3, 0.6), (9, 0.1, 0.5)], decoys=[(0, 7, 0.5)]), draws=[0.2, 0.9])
+spec_checks.check_ids(run, [4], upto=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
@@ -342,8 +345,9 @@ spec_checks.check_not_outright(near, near_case, 0)
 # %% nbgrader={"grade": true, "grade_id": "hidden_q_zero", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: q == 0 (with p > 0) is accepted and raises nothing.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0)]), draws=[0.99])
-spec_checks.check(run, [7])
+# A last position (p < q) after the ones this check decides, which it does not compare: a loop that stops one position early is the loop checks' to find.
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(7, 0.3, 0.0), (9, 0.1, 0.5)]), draws=[0.99])
+spec_checks.check(run, [7], upto=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_empty_draft", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -67,7 +67,8 @@ TEXT = {
         "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",
         "foreign": "你的函数用 {others} 抽取了 r。测试把预设的抽取值（先 0.5，再 0.9）交给 torch.rand，隐藏检查也是这样：请像课程里那样用 r = torch.rand(1).item() 抽取。",
         "shapes": "你向 torch.rand 要的形状是 {shapes}。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：每次只抽一个值，r = torch.rand(1).item()，放在 p < q 的分支里。",
-        "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。"
+        "m2_other": "期望严格等于 [10, 20]，得到 {tokens}。",
+        "accept_all_case": "在每个位置都满足 p >= q 的用例上（token 10、20、30），三个 token 都应返回，你却返回了 {tokens}。要遍历每个位置，包括最后一个。"
     },
     "say": {
         "m1_passed": "可见测试通过：[10] 和 [10, 20, 30]，没有抽随机数。",
@@ -655,13 +656,18 @@ def _whole(run):
         raise Failed(problem if problem.endswith((".", end)) else problem + end, "whole")
 
 
-def check(run, expected_tokens=None, calls=None):
+def check(run, expected_tokens=None, calls=None, upto=None):
     """The accepted prefix (read through) against ``expected_tokens``, and the number of draws against ``calls``
-    (None: not compared); raises Failed."""
+    (None: not compared); ``upto``: only the prefix's first ``upto`` tokens are compared (the case's positions
+    after them are there for other reasons, and what the function does there is other checks' to judge); raises
+    Failed."""
     _whole(run)
     facts, kind = [], None
     expected = [_int(t) for t in expected_tokens] if expected_tokens is not None else None
-    if expected is not None and prefix(run) != expected:
+    got = prefix(run)
+    if upto is not None and _type(got) is _list:
+        got = got[:upto]
+    if expected is not None and got != expected[:upto]:
         facts.append(_fact("returned", got=said(run), expected=expected))
         kind = "tokens"
     if calls is not None and run.calls != calls:
@@ -733,11 +739,13 @@ def check_calls(run, calls):
     check(run, None, calls)
 
 
-def check_ids(run, expected_tokens):
-    """The result's items are the drafted token ids (read through a tensor or a tuple): exactly ``expected_tokens``."""
+def check_ids(run, expected_tokens, upto=None):
+    """The result's items are the drafted token ids (read through a tensor or a tuple): exactly ``expected_tokens``
+    (``upto``: its first ``upto`` items, as check's)."""
     _whole(run)
     expected = [_int(t) for t in expected_tokens]
-    if run.read != expected:
+    read = run.read[:upto] if upto is not None and run.read is not None else run.read
+    if read != expected[:upto]:
         if run.read is None:
             raise Failed(_facts(_fact("returned", got=said(run), expected=expected)), "ids")
         raise Failed(_facts(_fact("not_ids", got=said(run), ids=_list(run.ids), expected=expected)
@@ -866,13 +874,16 @@ def _say(key, run, tokens=None):
                                         shapes=[list(s) for s in run.bad_shapes])
 
 
-def visible_problem_m1(run, multi):
-    """Mission 1's visible test: ``run`` on the visible case, ``multi`` on the multi-accept case."""
-    for r in (run, multi):
+def visible_problem_m1(run, multi, accepting=None):
+    """Mission 1's visible test: ``run`` on the visible case, ``multi`` on the multi-accept case, ``accepting`` on
+    accept_case() (every position has p >= q, the last one included)."""
+    for r in (run, multi) + ((accepting,) if accepting is not None else ()):
         if r.problem is not None:
             return r.problem
     if run.calls or multi.calls:
         return VISIBLE_MESSAGES["drew"].format(calls=run.calls + multi.calls, rand=drawer(run if run.foreign else multi))
+    if accepting is not None and accepting.calls:
+        return VISIBLE_MESSAGES["drew"].format(calls=accepting.calls, rand=drawer(accepting))
     drafted = {10, 20, 30, 40}
     if not set(run.tokens + multi.tokens) <= drafted:
         return _say("not_token_ids", run, run.tokens + multi.tokens)
@@ -888,6 +899,8 @@ def visible_problem_m1(run, multi):
         return _say("stopped_at_equal", multi)
     if run.tokens != [10] or multi.tokens != [10, 20, 30]:
         return _say("m1_other", run, [run.tokens, multi.tokens])
+    if accepting is not None and accepting.tokens != [10, 20, 30]:
+        return _say("accept_all_case", accepting)
     return None
 
 
@@ -928,6 +941,8 @@ def visible_problem_m2(run, accepting=None):
         return _say("no_torch_draws", run)
     if run.calls != 2:
         return _say("draws", run)
+    if accepting is not None and accepting.tokens != [10, 20, 30]:
+        return _say("accept_all_case", accepting)
     return None
 
 
