@@ -63,8 +63,8 @@ def test_mission_2_message(name, key):
     assert says(m2(name), key), m2(name)
 
 
-@pytest.mark.parametrize("coin", ["torch.bernoulli(torch.tensor(p / q)).item() == 1",
-                                  "torch.randint(0, 1000, (1,)).item() < 1000 * p / q"])
+@pytest.mark.parametrize("coin", ["torch.randint(0, 1000, (1,)).item() < 1000 * p / q",
+                                  "torch.randint(1000, ()).item() < 1000 * p / q"])
 def test_a_coin_from_a_sampler_the_test_does_not_script_is_told_it_made_no_draw_the_test_could_script(coin):
     ns = {"torch": torch}  # under the call's seed both coins keep token 20 (p/q = 0.8) and reject token 30
     exec(ANSWERS["02_reject_and_break", "correct_for_enumerate"].code.replace(

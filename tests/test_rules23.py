@@ -384,6 +384,7 @@ FOREIGN_DRAWS = {  # source: (a line before the function, the draw), as students
     "numpy.random.uniform": ("import numpy", "r = numpy.random.uniform(0.0, 1.0)"),
     "torch.rand_like": ("", "r = torch.rand_like(draft_probs[i, token_id]).item()"),
     "torch.Tensor.uniform_": ("", "r = torch.empty(1).uniform_().item()"),
+    "torch.bernoulli": ("", "r = 0.0 if torch.bernoulli(torch.tensor(p / q)).item() == 1 else 1.0"),
     "random.random as draw": ("from random import random as draw", "r = draw()"),
 }
 FOREIGN_RULE = {s: n for n, sources in rules23.FOREIGN_RULES[NB2].items() for s in sources}
@@ -410,3 +411,30 @@ def test_a_foreign_draw_with_a_second_mistake_is_charged_for_both_and_named_for_
     judge, line = mutants.grade(code, ASSIGNMENT, NB2)
     assert {"hidden_single_value_draws", "hidden_break_not_continue"} <= set(judge.failed)
     assert sentence("random_module") in line and sentence("continue_not_break") in line, line
+
+
+RETURN_IN_LOOP = """
+def verify_draft(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q:
+            accepted_tokens.append(token_id)
+        else:
+            r = torch.rand(1).item()
+            if r < p / q:
+                accepted_tokens.append(token_id)
+            else:
+                break
+        return accepted_tokens
+"""
+
+
+def test_a_return_indented_into_the_loop_is_named_and_its_none_said_too():
+    """A student's if/else loop whose return sits in the loop body: back after the first kept position, None when
+    the first is rejected or the draft is empty (a blind answer of the twelfth session)."""
+    judge, line = mutants.grade(RETURN_IN_LOOP, ASSIGNMENT, NB2)
+    assert line.startswith("Diagnosis: " + rules.sentence("returns_inside_loop")), line
+    assert rules.sentence("not_a_list") in line, line

@@ -346,6 +346,11 @@ SENTENCES = {  # rule id: (en, zh)
         "position, for i, token_id in enumerate(draft_tokens)",
         "你的循环从位置 1 开始，所以位置 0 的草稿从来没有被检查，也没有被保留：要遍历每个位置，"
         "for i, token_id in enumerate(draft_tokens)"),
+    "returns_inside_loop": (
+        "your return accepted_tokens is inside the loop, so the function returns after the first position it keeps "
+        "(and returns None when it rejects the first one, or the draft is empty): return after the loop",
+        "你的 return accepted_tokens 写在了循环里面，所以函数保留第一个位置后就返回了（第一个位置被拒绝或草稿为空时返回 "
+        "None）：把 return 移到循环之后"),
     "loop_stops_early": (
         "your loop stops one position early (range(K - 1) or the like), so the last draft is never checked or kept: "
         "go over every position, for i, token_id in enumerate(draft_tokens)",

@@ -67,7 +67,7 @@ FOREIGN_RULES = {
     "02_reject_and_break": {
         "random_module": ("random.random", "random.uniform"),
         "numpy_rand": ("numpy.random.rand", "numpy.random.random", "numpy.random.random_sample", "numpy.random.uniform"),
-        "unscripted_torch_draw": ("torch.rand_like", "torch.Tensor.uniform_"),
+        "unscripted_torch_draw": ("torch.rand_like", "torch.Tensor.uniform_", "torch.bernoulli"),
     },
 }
 
@@ -83,6 +83,7 @@ _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "prefix_reversed": {"reversed_prefix"},
     "accept_no_append": {"accept_no_append"},
     "row_of_first_occurrence": {"first_occurrence"},
+    "returns_inside_loop": {"return_in_loop"},
 }
 OWN_RULES = {
     "01_accept_branch": {**_LOOP_RULES, "counts_accepts": {"count_prefix"}},
@@ -190,6 +191,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if accept:
             if "appends_before_check" not in mistakes and "accept_no_append" not in mistakes and not rejected:
                 out.append(kept)
+            if "return_in_loop" in mistakes:  # the return is indented into the loop: back after one position
+                return out, used, None
             if "break_after_accept" in mistakes:
                 break
             if "double_increment" in mistakes and p >= q:
@@ -242,6 +245,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if coin and not rejected:
             if "coin_no_append" not in mistakes and "appends_before_check" not in mistakes:
                 out.append(kept)
+            if "return_in_loop" in mistakes:
+                return out, used, None
             if "break_after_coin" in mistakes:
                 break
             continue
@@ -255,10 +260,14 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if "reject_empty" in mistakes:
             return [], used, None
         break
+    if "return_in_loop" in mistakes:  # a rejection at the first position (or no position) falls off the end: None
+        return None, used, None
     return (out[::-1] if "reversed_prefix" in mistakes else out), used, None
 
 
 def _same(tokens, model_tokens, k):
+    if model_tokens is None:
+        return tokens is None
     model_tokens = model_tokens[:k + MAX_TOKENS_OVER]
     if tokens is None or len(tokens) != len(model_tokens):
         return False
@@ -460,7 +469,7 @@ def _sample(case, trials, seed, notebook, mistakes):
     for _ in range(trials):
         stream = _seeded_stream(seed, used + budget)
         tokens, n, error = model(case, stream[used:used + budget], notebook, mistakes)
-        if error is not None or n >= budget:
+        if error is not None or n >= budget or tokens is None:  # None: sample_runs reports an unreadable result
             return None
         used += n
         tokens = _read(tokens, positions)

@@ -695,7 +695,7 @@ DIAGNOSES = {
         "break_after_accept": "每次抽取之后你都 break，即使 r < p / q 已经接受了这个 token：只在 r >= p / q 时 break，否则继续",
         "continue_not_break": "拒绝之后你用了 continue，所以后面的 token 仍被检查、还可能被接受：拒绝必须 break",
         "draw_every_position": "你在每个位置都抽取 r，包括 p >= q 的位置：只在 p < q 分支抽随机数",
-        "unscripted_torch_draw": "你用 torch 的 uniform_（或 torch.rand_like）而不是 torch.rand 来抽取 r，而检查是通过 torch.rand 发放抽取值的：请改为 r = torch.rand(1).item()",
+        "unscripted_torch_draw": "你用 torch 的其他采样方法（uniform_、rand_like 或 bernoulli）而不是 torch.rand 来抽取，而检查是通过 torch.rand 发放抽取值的：请改为抽取 r = torch.rand(1).item()，r < p / q 时接受",
         "greater_coin": "你在 r > p / q 时接受，硬币方向反了，所以可能性大的 token 反而被拒绝：r < p / q 时接受",
         "hard_coded_visible": "你调用两次 torch.rand，然后总是返回可见测试的答案 [10, 20]：根据 p、q 和 r 判断每个位置",
         "less_equal_coin": "你在 r <= p / q 时接受，所以边界 r == p / q 也被接受（即使 p == 0）：用严格的 r < p / q",

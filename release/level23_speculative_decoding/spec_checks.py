@@ -359,7 +359,8 @@ def one_value(shape):
 # function that draws r with random.random() is graded on what it does with its draws, and the source is charged
 # once, by the single-draw check and the visible test (the lesson scripts torch.rand, and says so).
 FOREIGN = ("random.random", "random.uniform", "numpy.random.rand", "numpy.random.random",
-           "numpy.random.random_sample", "numpy.random.uniform", "torch.rand_like", "torch.Tensor.uniform_")
+           "numpy.random.random_sample", "numpy.random.uniform", "torch.rand_like", "torch.Tensor.uniform_",
+           "torch.bernoulli")
 GENERATORS = ("torch.rand",) + FOREIGN
 
 
@@ -435,6 +436,10 @@ class ScriptedRand:
                 _size(size), low + (high - low) * draw(_size(size), source))
         if source in ("numpy.random.random", "numpy.random.random_sample"):
             return lambda size=None: _filled(_size(size), draw(_size(size), source))
+        if source == "torch.bernoulli":  # a coin with chance p: 1 when the scripted r < p, as r < p / q decides
+            return lambda input, *args, **kwargs: (torch.full(
+                tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
+                < input.double()).to(input.dtype)
         if source == "torch.rand_like":
             return lambda input, *args, **kwargs: torch.full(
                 tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
