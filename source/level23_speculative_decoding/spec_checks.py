@@ -383,6 +383,11 @@ def _size(size):
         return ("?",)
 
 
+def _shape(tensor):
+    """A tensor's shape as a tuple of ints (the shape a stand-in records)."""
+    return tuple(_int(n) for n in tensor.shape)
+
+
 def _filled(shape, value):
     """numpy's answer for ``shape``: a float for (), else an array of that shape holding ``value``."""
     if shape == ():
@@ -438,14 +443,13 @@ class ScriptedRand:
             return lambda size=None: _filled(_size(size), draw(_size(size), source))
         if source == "torch.bernoulli":  # a coin with chance p: 1 when the scripted r < p, as r < p / q decides
             return lambda input, *args, **kwargs: (torch.full(
-                tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
-                < input.double()).to(input.dtype)
+                _shape(input), draw(_shape(input), source), dtype=torch.float64) < input.double()).to(input.dtype)
         if source == "torch.rand_like":
-            return lambda input, *args, **kwargs: torch.full(
-                tuple(input.shape), draw(tuple(_int(n) for n in input.shape), source), dtype=torch.float64)
+            return lambda input, *args, **kwargs: torch.full(_shape(input), draw(_shape(input), source),
+                                                             dtype=torch.float64)
 
         def uniform_(tensor, a=0.0, b=1.0, **kwargs):  # torch.Tensor.uniform_: in place
-            return tensor.fill_(a + (b - a) * draw(tuple(_int(n) for n in tensor.shape), source))
+            return tensor.fill_(a + (b - a) * draw(_shape(tensor), source))
         return uniform_
 
     @property
@@ -503,13 +507,18 @@ class Run:
     draws_used = bad_shapes = ()
     inputs_changed = rand_replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
-    drawn_with = foreign = ()  # the generators the draws came from (torch.rand, FOREIGN's); those other than torch.rand
+    drawn_with = ()           # the generators the draws came from: torch.rand and FOREIGN's, in GENERATORS' order
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of positions
     ids = ()                  # the case's drafted token ids, in order
     read = None               # the result read through (read_through): a list of ints, or None
     length = None             # how many items the result holds (a list, tuple or 1-D tensor), or None
+
+    @property
+    def foreign(self):
+        """The generators other than torch.rand that the draws came from."""
+        return [source for source in self.drawn_with if source != "torch.rand"]
 
     def __repr__(self):
         return f"Run(tokens={self.tokens!r}, calls={self.calls}, problem={self.problem!r})"
@@ -595,7 +604,6 @@ def run_verify(verify_draft, case, draws=(), rand=None):
         run.error = f"{run.ename}: {exc}"
     run.calls = fake.calls
     run.drawn_with = fake.drawn_with
-    run.foreign = [source for source in run.drawn_with if source != "torch.rand"]
     run.draws_used = fake.draws[: fake.calls]
     run.bad_shapes = [s for s in fake.shapes if not one_value(s)]
     run.tokens = _as_tokens(run.result)
@@ -660,8 +668,7 @@ def _fact(key, run=None, **blanks):
 def drawer(run):
     """What the run drew with, as a sentence names it: torch.rand, or the generators it used instead (and torch.rand
     too when it also used that)."""
-    drawn = _list(getattr(run, "drawn_with", ()) or ())
-    return " / ".join(drawn) if getattr(run, "foreign", None) else "torch.rand"
+    return " / ".join(run.drawn_with) if run is not None and run.foreign else "torch.rand"
 
 
 def prefix(run):
@@ -925,6 +932,13 @@ def _say(key, run, tokens=None):
                                         shapes=[list(s) for s in run.bad_shapes])
 
 
+def _accept_all_problem(accepting):
+    """Both visible tests' last question: on accept_case() (every position has p >= q) all three tokens come back."""
+    if accepting is not None and accepting.tokens != [10, 20, 30]:
+        return _say("accept_all_case", accepting)
+    return None
+
+
 def visible_problem_m1(run, multi, accepting=None):
     """Mission 1's visible test: ``run`` on the visible case, ``multi`` on the multi-accept case, ``accepting`` on
     accept_case() (every position has p >= q, the last one included)."""
@@ -950,9 +964,7 @@ def visible_problem_m1(run, multi, accepting=None):
         return _say("stopped_at_equal", multi)
     if run.tokens != [10] or multi.tokens != [10, 20, 30]:
         return _say("m1_other", run, [run.tokens, multi.tokens])
-    if accepting is not None and accepting.tokens != [10, 20, 30]:
-        return _say("accept_all_case", accepting)
-    return None
+    return _accept_all_problem(accepting)
 
 
 ACCEPT_POSITIONS = MULTI_ACCEPT_POSITIONS[:3]  # every position has p >= q: no draw at all
@@ -992,9 +1004,7 @@ def visible_problem_m2(run, accepting=None):
         return _say("no_torch_draws", run)
     if run.calls != 2:
         return _say("draws", run)
-    if accepting is not None and accepting.tokens != [10, 20, 30]:
-        return _say("accept_all_case", accepting)
-    return None
+    return _accept_all_problem(accepting)
 
 
 def sample_runs(verify_draft, case, trials, seed):
@@ -1084,7 +1094,7 @@ def to_wire(helper, result):
             "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
             "rebound": list(result.rebound), "result_type": result.result_type[:40],
             "result_repr": result.result_repr[:80], "reseeded": result.reseeded,
-            "drawn_with": [s for s in result.drawn_with if s in GENERATORS]}
+            "drawn_with": list(result.drawn_with)}
 
 
 def _bound(args, kwargs, name, position, default):
@@ -1189,7 +1199,6 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.rand_replaced, run.rebound = data["rand_replaced"], list(data["rebound"])
     run.reseeded = data["reseeded"]
     run.drawn_with = [g for g in GENERATORS if g in drawn_with]
-    run.foreign = [g for g in run.drawn_with if g != "torch.rand"]
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
     return run
