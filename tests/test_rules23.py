@@ -126,19 +126,22 @@ def test_the_rules_name_a_mistake_in_a_course_that_has_no_answers_folder(monkeyp
     assert sentence("greater_coin") in line, line
 
 
-def test_the_models_seed_their_generators_as_the_kernel_seeds_each_call():
-    # rules23 replays an unscripted generator (random, numpy, torch) from the seed set around every call: a copy of
-    # each edition's spec_checks.CALL_SEED, which must not drift from it
+def test_the_models_copies_of_the_kernels_constants_have_not_drifted():
+    # rules23 replays what the kernel does with copies of each edition's spec_checks constants: the seed set around
+    # every call, the draw handed out past the script, and how many tokens the kernel sends
     import ast
 
     from grading import EDITIONS
     editions = [ASSIGNMENT] + [e for e, (original, _) in EDITIONS.items() if original == ASSIGNMENT]
     assert len(editions) == 2
+    copies = {"CALL_SEED": rules23.CALL_SEED, "_OVERFLOW_DRAW": rules23.OVERFLOW_DRAW,
+              "MAX_TOKENS_OVER": rules23.MAX_TOKENS_OVER}
     for edition in editions:
         tree = ast.parse((ROOT / "source" / edition / "spec_checks.py").read_text())
-        seeds = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
-                 and any(getattr(t, "id", None) == "CALL_SEED" for t in node.targets)]
-        assert seeds == [rules23.CALL_SEED], edition
+        for name, copy in copies.items():
+            values = [node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                      and any(getattr(t, "id", None) == name for t in node.targets)]
+            assert values == [copy], (edition, name)
 
 
 # Rules with no catalogued answer (rules23.OWN_RULES), each written into the reference as a student would.

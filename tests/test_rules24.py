@@ -126,3 +126,44 @@ def test_two_mistakes_are_told_nothing_the_code_does_not_do(first, second):
     said = {name for name, words in rules.SENTENCES.items() if words[0] in line}
     allowed = {first, second, "multinomial_refused"} | ({"residual_other_row"} if "row" in first else set())
     assert said and said <= allowed | {"tensor_tokens_fail", "raises"}, (said, line)
+
+
+# A token sampled with another sampler than torch.multinomial: the checks hand it the same scripted tokens
+# (spec_checks.FOREIGN) and read its weights as a torch.multinomial call's, so the source is charged once, by the
+# one-call check and the visible test, and the diagnosis names it; what it samples from is graded as it is.
+FOREIGN_SAMPLES = {  # source: (a line before the function, the correction's and the bonus's sampling), as students write
+    "numpy.random.choice": ("import numpy as np", "int(np.random.choice(len({w}), p=({w}).numpy()))"),
+    "random.choices": ("import random", "random.choices(range(len({w})), weights=({w}).tolist())[0]"),
+    "numpy.random.choice as pick": ("from numpy.random import choice as pick",
+                                    "int(pick(({w}).shape[0], p=({w}).double().numpy()))"),
+    "random.choices (cum_weights)": ("import random",
+                                     "random.choices(list(range(len({w}))), cum_weights=({w}).cumsum(0).tolist())[0]"),
+}
+ONE_CALL = {NB1: "hidden_one_correction", NB2: "hidden_one_new_token"}
+
+
+@pytest.mark.parametrize("notebook", [NB1, NB2])
+@pytest.mark.parametrize("source", FOREIGN_SAMPLES)
+def test_a_token_from_another_sampler_costs_the_one_call_check_and_the_visible_test_only(source, notebook):
+    before, sample = FOREIGN_SAMPLES[source]
+    edits = [(CORRECTION, "accepted_tokens.append(" + sample.format(w="residual") + ")")]
+    if notebook == NB2:
+        edits.append((BONUS, "accepted_tokens.append(" + sample.format(w="target_probs[k]") + ")"))
+    code = before + "\n" + mutants.edited(mutants.LEVEL24, notebook, edits)
+    judge, line = mutants.grade(code, mutants.LEVEL24, notebook)
+    assert sorted(c for c in judge.failed if c) == sorted(["test_visible", ONE_CALL[notebook]]), judge.failed
+    named = source.split(" ")[0]
+    assert line == "Diagnosis: " + rules.sentence(rules.SAMPLER_RULES[named]), line
+    said = "".join(o.get("evalue", "") for o in judge.outputs_by_check[ONE_CALL[notebook]])
+    assert named in said and rules.FRAME["en"]["follows"].strip() in said, said
+    visible = "".join(o.get("evalue", "") for o in judge.outputs_by_check["test_visible"])
+    assert named in visible, visible
+
+
+def test_a_foreign_sampler_with_a_wrong_residual_is_charged_for_the_residual_too():
+    code = "import numpy as np\n" + mutants.edited(mutants.LEVEL24, NB1, [
+        (CORRECTION, "accepted_tokens.append(int(np.random.choice(len(residual), p=residual.numpy())))"),
+        (NORMALISED, "pass")])
+    judge, line = mutants.grade(code, mutants.LEVEL24, NB1)
+    assert {"hidden_one_correction", "hidden_residual_exact"} <= set(judge.failed), judge.failed
+    assert rules.sentence("sampler_numpy_choice") in line and rules.sentence("residual_not_normalised") in line, line

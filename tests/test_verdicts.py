@@ -189,6 +189,24 @@ def test_a_reply_is_checked_for_content_not_only_type(field, value):
     assert said.startswith("NotRun") and "malformed" in said, said
 
 
+@pytest.mark.parametrize("value", [["os.system"], ["torch.multinomial", "torch.multinomial"], "torch.multinomial",
+                                   [["numpy.random.choice"]], ["torch.multinomial", "numpy.random.choice"],
+                                   ["random.choices"] * 3, []])
+def test_level24s_samplers_are_checked_against_the_calls_it_records(value):
+    # one correction call recorded: at most one sampler, a known one, and none without a call
+    code = answer_code("01_correction_token", "correct_clamp", L24)
+    said = error_of(judge_for(code, L24, forge=forged("drawn_with", value, "run_step")).outputs(
+        cell("01_correction_token", "hidden_one_correction", L24)))
+    assert said.startswith("NotRun") and "malformed" in said, said
+
+
+def test_level24s_sampler_claim_is_read_as_sent():
+    code = answer_code("01_correction_token", "correct_clamp", L24)
+    said = error_of(judge_for(code, L24, forge=forged("drawn_with", ["random.choices"], "run_step")).outputs(
+        cell("01_correction_token", "hidden_one_correction", L24)))
+    assert "random.choices" in said and "malformed" not in said, said
+
+
 @pytest.mark.parametrize("data", [[1.5, 0.5], [0.5, -1.0], [{"float": "nan"}, 0.5], [0.5, {"float": "inf"}], [0.5],
                                   "0.5"])
 def test_a_sample_reply_out_of_range_is_refused(data):

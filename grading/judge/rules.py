@@ -260,6 +260,17 @@ SENTENCES = {  # rule id: (en, zh)
         "after a rejection you add a token without calling torch.multinomial (random.choices, numpy, ...): sample "
         "the correction with torch.multinomial(residual, 1)",
         "拒绝之后你没有调用 torch.multinomial 就加了一个 token（random.choices、numpy 等）：用 torch.multinomial(residual, 1) 采样修正 token"),
+    # a token sampled with another sampler, whose stand-in the checks hand the scripted tokens (spec_checks.FOREIGN)
+    "sampler_numpy_choice": (
+        "you sample with numpy.random.choice instead of torch.multinomial; the checks script the tokens "
+        "torch.multinomial hands out: sample with torch.multinomial(weights, 1)",
+        "你用 numpy.random.choice 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token："
+        "请用 torch.multinomial(weights, 1) 采样"),
+    "sampler_random_choices": (
+        "you sample with random.choices instead of torch.multinomial; the checks script the tokens "
+        "torch.multinomial hands out: sample with torch.multinomial(weights, 1)",
+        "你用 random.choices 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token："
+        "请用 torch.multinomial(weights, 1) 采样"),
     "correction_appends_position": (
         "you sample the correction but append the position i, not the token torch.multinomial returned",
         "你采样了修正 token，却追加了位置 i，而不是 torch.multinomial 返回的 token"),
@@ -882,6 +893,7 @@ def level24_evidence(calls, bonus):
                       "not_token_ids": (trace["tokens"] is None or trace.get("plain") is False)
                       and trace["error"] is None and trace.get("result_type") == "list",
                       "multinomial_every_row": _leading_multinomials(trace) >= 2,
+                      **{rule: source in (trace.get("foreign") or ()) for source, rule in SAMPLER_RULES.items()},
                       "bonus_before_coins": bonus and _bonus_first(trace) and not right["rejected"]
                       and "r" in _order(right)}
         for rule, shown in predicates.items():
@@ -1064,7 +1076,10 @@ ALTERNATIVES = {"residual_q_minus_p": [{"residual_q_minus_p_raw"}], "residual_so
 
 # ------------------------------------------------------------------ choosing the line
 
-PREDICATE_RULES = PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples", "inputs_changed", "reseeds", "not_a_list", "not_token_ids", "multinomial_every_row",
+# The samplers other than torch.multinomial whose stand-ins the checks hand the scripted tokens, by the rule that names
+# each (spec_checks.FOREIGN).
+SAMPLER_RULES = {"numpy.random.choice": "sampler_numpy_choice", "random.choices": "sampler_random_choices"}
+PREDICATE_RULES = tuple(SAMPLER_RULES.values()) + PAIR_RULES + ("no_num_samples", "vector_coin", "many_samples", "inputs_changed", "reseeds", "not_a_list", "not_token_ids", "multinomial_every_row",
                                 "bonus_before_coins", "correction_not_multinomial", "multinomial_refused",
                                 "bonus_error", "extra_token_all_accepted")
 

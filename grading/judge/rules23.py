@@ -17,7 +17,7 @@ import itertools
 import json
 
 ASSIGNMENT = "level23_speculative_decoding"
-OVERFLOW_DRAW = 0.999  # spec_checks._OVERFLOW_DRAW: handed out past the script
+OVERFLOW_DRAW = 0.99999  # spec_checks._OVERFLOW_DRAW: handed out past the script (a test fails if they drift)
 MAX_TOKENS_OVER = 2    # spec_checks.MAX_TOKENS_OVER: the kernel sends at most K + 2 tokens
 # (a list of floats, such as p appended for token_id, reaches the grader as "not a list of ids": no model of it)
 

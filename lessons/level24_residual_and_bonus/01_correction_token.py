@@ -172,6 +172,8 @@ quiz("l24_check")
 # - *max(0, q - p)*: it is target minus draft;
 # - *used row j*: the rejection was at position `i`, so use row `i`;
 # - *called before a coin*, or *called N times*: draw exactly once, after the rejection.
+# - *sampled with numpy.random.choice* (or `random.choices`): the tests script `torch.multinomial`,
+#   so sample with it.
 
 # %% nbgrader={"grade": false, "grade_id": "verify_and_correct", "locked": false, "schema_version": 3, "solution": true, "task": false}
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
@@ -302,17 +304,19 @@ spec_checks.check(spec_checks.residual_problem(run, case, 1, 2))
 # %% nbgrader={"grade": true, "grade_id": "hidden_reject_at_first", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.2, 0.2, 0.6]], [[0.5, 0.3, 0.2]], [2])
-run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[0])
-spec_checks.check(spec_checks.first_rejection_problem(run, case, [0]))
+# The rejected token's id is also a row of the draft, so a residual read from row token_id still reaches torch.multinomial: a row misread is the residual check's to find.
+case = spec_checks.Case([[0.6, 0.2, 0.2]], [[0.3, 0.2, 0.5]], [0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[2])
+spec_checks.check(spec_checks.first_rejection_problem(run, case, [2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_correction_appended", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.
 ### BEGIN HIDDEN TESTS
-case = spec_checks.Case([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], [[0.3, 0.5, 0.2], [0.35, 0.25, 0.4]], [1, 2])
-run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[0])
-spec_checks.check(spec_checks.appended_problem(run, case, [1], [0], 1))
+# The rejected token's id is also a row of the draft, so a residual read from row token_id still reaches torch.multinomial: a row misread is the residual check's to find.
+case = spec_checks.Case([[0.2, 0.5, 0.3], [0.8, 0.1, 0.1]], [[0.3, 0.5, 0.2], [0.4, 0.25, 0.35]], [1, 0])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.8], picks=[2])
+spec_checks.check(spec_checks.appended_problem(run, case, [1], [2], 1))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_stops_after_correction", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

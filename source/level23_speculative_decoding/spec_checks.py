@@ -236,7 +236,7 @@ STUDENT_FUNCTIONS = ("verify_draft",)
 REMOTE_HELPERS = ("run_verify", "sample_runs")
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
 _initial_seed = torch.initial_seed
-_OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
+_OVERFLOW_DRAW = 0.99999  # handed out past the script: it rejects almost anything (below p / q = 0.9995 too)
 CALL_BUDGET_SECONDS = 1.0  # one call of verify_draft takes microseconds; a loop gets cut here
 
 

@@ -24,6 +24,7 @@ import math
 import random
 import re
 import signal
+import sys
 import threading
 
 import torch
@@ -36,6 +37,7 @@ TEXT = {
     "problem": {
         "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
         "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
+        "foreign": "{function} 用 {others} 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的结果，所以请用 torch.multinomial(weights, 1) 采样（其他检查把同样的预设 token 交给了 {others}，因此它们按你函数其余部分的原样评判）",
         "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
         "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
         "no_num_samples": "调用 torch.multinomial 时没有给出 num_samples（{error}）：torch 不为它提供默认值；抽取一个 token 要写 torch.multinomial(weights, 1)",
@@ -145,6 +147,7 @@ TEXT = {
         "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置，而{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（不要改动写好的循环）"
     },
     "visible": {
+        "foreign": "你的函数用 {others} 采样。测试把预设的 token 交给 torch.multinomial，隐藏检查也一样：请像课程里那样用 torch.multinomial(weights, 1) 采样。",
         "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
         "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
         "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外 token（3）"
@@ -254,6 +257,13 @@ _initial_seed = torch.initial_seed
 _real_rand, _real_multinomial, _real_method = torch.rand, torch.multinomial, torch.Tensor.multinomial
 _OVERFLOW_DRAW = 0.999  # handed out past the script: it rejects almost anything
 _OVERFLOW_PICK = 0      # token id handed out past the script
+# Where else a function might sample a token: while a scripted call runs, each of these is a stand-in that records
+# its weights as a torch.multinomial call and hands out the same scripted tokens, and records its name. So a function
+# that samples with numpy.random.choice is graded on what it samples from, and the source is charged once, by the
+# one-call check and the visible test (the lesson scripts torch.multinomial, and says so). torch.distributions'
+# Categorical calls torch.multinomial itself.
+FOREIGN = ("numpy.random.choice", "random.choices")
+SAMPLERS = ("torch.multinomial",) + FOREIGN
 CALL_BUDGET_SECONDS = 1.0
 SAMPLE_BUDGET_SECONDS = 8.0  # for a few thousand calls (about 0.3 ms each), inside the 10 s limit of a check
 DIGITS = 7              # values passed to torch.multinomial are reported to 7 decimals (checks use 1e-6)
@@ -407,6 +417,7 @@ class Script:
         self.draws = [_float(d) for d in draws]
         self.picks = [_int(t) for t in picks]
         self.events = []       # ["rand", shape] or ["multinomial", num_samples, values]
+        self.sources = []      # the sampler each multinomial event came from, in order
         self.rand_calls = self.pick_calls = 0
 
     def rand(self, *size, **kwargs):
@@ -422,7 +433,8 @@ class Script:
             return torch.tensor([value], dtype=torch.float64)
         return torch.full(shape, value, dtype=torch.float64)
 
-    def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None):
+    def multinomial(self, input, num_samples=_MISSING, replacement=False, *, generator=None, out=None,
+                    source="torch.multinomial"):
         weights = input.detach().double()
         if weights.dim() not in (1, 2):
             raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -432,6 +444,7 @@ class Script:
         rows = weights if weights.dim() == 2 else weights.reshape(1, -1)
         values = [round(_float(x), DIGITS) for x in rows.reshape(-1)]
         self.events.append(["multinomial", n, values])
+        self.sources.append(source)
         if not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if bool((rows.sum(dim=1) <= 0).any()):
@@ -442,6 +455,37 @@ class Script:
             self.pick_calls += 1
         result = torch.tensor(chosen, dtype=torch.long).reshape(rows.shape[0], _samples_taken(n))
         return result if weights.dim() == 2 else result.reshape(-1)
+
+    @property
+    def drawn_with(self):
+        """The samplers the multinomial events came from, in the order of SAMPLERS."""
+        return [source for source in SAMPLERS if source in self.sources]
+
+    def stand_in(self, source, sample=None):
+        """A function for ``source`` (one of FOREIGN) that answers as it would, with the picks of ``sample``
+        (weights, n) -> a LongTensor of n token ids: this script's multinomial by default."""
+        sample = sample or (lambda weights, n: self.multinomial(weights, n, source=source))
+        if source == "random.choices":
+            def choices(population, weights=None, *, cum_weights=None, k=1):
+                items = _list(population)
+                if cum_weights is not None:
+                    cum = [_float(w) for w in cum_weights]
+                    weights = [b - a for a, b in zip([0.0] + cum[:-1], cum)]
+                w = torch.tensor([_float(x) for x in weights] if weights is not None else [1.0] * _count(items),
+                                 dtype=torch.float64)
+                return [items[_int(t)] for t in sample(w, _int(k)).tolist()]
+            return choices
+
+        def choice(a, size=None, replace=True, p=None):  # numpy.random.choice
+            import numpy
+            n = _int(a) if _type(a) is _int or isinstance(a, numpy.integer) else _count(a)
+            w = torch.tensor(numpy.asarray(p, dtype=numpy.float64).reshape(-1).tolist() if p is not None
+                             else [1.0] * n, dtype=torch.float64)
+            shape = () if size is None else (_tuple(size) if not isinstance(size, (_int, numpy.integer)) else (size,))
+            picks = numpy.asarray(sample(w, max(1, math.prod(shape))).tolist(), dtype=numpy.int64)
+            chosen = picks if _type(a) is _int or isinstance(a, numpy.integer) else numpy.asarray(a)[picks]
+            return chosen[0] if size is None else chosen.reshape(shape)
+        return choice
 
     def method(self):
         script = self
@@ -458,6 +502,7 @@ class Run:
     result_type, result_repr = "NoneType", "None"
     function = TEXT["your_function"]
     events = ()
+    drawn_with = ()           # the samplers the multinomial events came from: SAMPLERS' names, in their order
     inputs_changed = replaced = reseeded = False  # reseeded: the call set torch's seed itself
     rebound = ()
     plain = True              # the result was a plain list of Python ints (tokens reads through the rest)
@@ -473,6 +518,11 @@ class Run:
     @property
     def multinomials(self):
         return [(e[1], e[2]) for e in self.events if e[0] == "multinomial"]
+
+    @property
+    def foreign(self):
+        """The samplers other than torch.multinomial that the tokens came from."""
+        return [source for source in self.drawn_with if source != "torch.multinomial"]
 
     @property
     def rand_calls(self):
@@ -551,6 +601,31 @@ def _aliased(function, swaps):
     return found
 
 
+def _foreign(stand_in):
+    """Each loaded FOREIGN sampler's module attribute is ``stand_in(source)`` until put back; returns
+    (what to put back, {real: stand-in} for _aliased)."""
+    put, swaps = [], {}
+    for source in FOREIGN:
+        where, _, name = source.rpartition(".")
+        owner = sys.modules.get(where.partition(".")[0])  # numpy only when it is loaded
+        owner = getattr(owner, "random", None) if where == "numpy.random" else owner  # numpy loads it when asked
+        if owner is None or not hasattr(owner, name):
+            continue
+        real = getattr(owner, name)
+        fake = stand_in(source)
+        setattr(owner, name, fake)
+        put.append((owner, name, real))
+        swaps[real] = fake
+    return put, swaps
+
+
+def _put_back(put, aliases, function):
+    for owner, name, real in put:
+        setattr(owner, name, real)
+    for name, real in aliases:
+        function.__globals__[name] = real
+
+
 def run_step(function, case, draws=(), picks=()):
     """Call ``function(draft_probs, target_probs, draft_tokens)`` with scripted randomness; return a ``Run``."""
     run = Run()
@@ -559,7 +634,8 @@ def run_step(function, case, draws=(), picks=()):
     script = Script(draws, picks)
     fakes = (script.rand, script.multinomial, script.method())
     torch.rand, torch.multinomial, torch.Tensor.multinomial = fakes
-    aliases = _aliased(function, {_real_rand: script.rand, _real_multinomial: script.multinomial})
+    put, swaps = _foreign(script.stand_in)
+    aliases = _aliased(function, {_real_rand: script.rand, _real_multinomial: script.multinomial, **swaps})
     try:
         with time_budget(CALL_BUDGET_SECONDS, run.function), seeded(CALL_SEED):
             try:
@@ -573,9 +649,8 @@ def run_step(function, case, draws=(), picks=()):
         now = (torch.rand, torch.multinomial, torch.Tensor.multinomial)
         run.replaced = not all(a is b for a, b in zip(now, fakes))
         torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
-        for name, real in aliases:
-            function.__globals__[name] = real
-    run.events = script.events
+        _put_back(put, aliases, function)
+    run.events, run.drawn_with = script.events, script.drawn_with
     strict = _as_tokens(run.result)
     run.plain = strict is not None
     run.tokens = strict if run.plain else _read_tokens(run.result, case.k + 1 + MAX_TOKENS_OVER)
@@ -874,6 +949,10 @@ def sample_steps(function, case, trials, seed):
     counts = [0] * case.vocab
     total = 0
     torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+    # FOREIGN's samplers draw from torch's seeded generator too, so the same code gets the same grade
+    put, swaps = _foreign(lambda source: Script().stand_in(
+        source, lambda weights, n: _real_multinomial(weights, n, replacement=True)))
+    aliases = _aliased(function, swaps)
     try:
         with seeded(seed), time_budget(SAMPLE_BUDGET_SECONDS, _name(function)):
             for _ in range(trials):
@@ -886,6 +965,7 @@ def sample_steps(function, case, trials, seed):
                 total += _count(tokens)
     finally:
         torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
+        _put_back(put, aliases, function)
     return counts, total / trials
 
 
@@ -975,7 +1055,7 @@ def to_wire(helper, result):
             "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
             "result_type": result.result_type[:40], "result_repr": result.result_repr[:80],
             "reseeded": result.reseeded, "plain": bool(result.plain),
-            "item_types": [str(t)[:20] for t in result.item_types[:5]]}
+            "item_types": [str(t)[:20] for t in result.item_types[:5]], "drawn_with": list(result.drawn_with)}
 
 
 def _is_number(x, low=-math.inf, high=math.inf):
@@ -1024,7 +1104,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
             raise ValueError("a malformed sample_steps reply")
         return list(data[0]), float(data[1])
     fields = ("tokens", "events", "error", "after", "replaced", "rebound", "result_type", "result_repr", "reseeded",
-              "plain", "item_types")
+              "plain", "item_types", "drawn_with")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_step reply")
     try:
@@ -1051,6 +1131,10 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         if not (type(data["item_types"]) is list and len(data["item_types"]) <= 5 and all(
                 type(t) is str and 0 < len(t) <= 20 and t.isidentifier() for t in data["item_types"])):
             raise ValueError("item_types")
+        drawn_with, sampled = data["drawn_with"], sum(1 for e in events if e[0] == "multinomial")
+        if not (type(drawn_with) is list and all(type(g) is str and g in SAMPLERS for g in drawn_with)
+                and len(set(drawn_with)) == len(drawn_with) <= sampled and (sampled == 0) == (drawn_with == [])):
+            raise ValueError("drawn_with")
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
@@ -1067,6 +1151,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.inputs_changed, run.replaced, run.reseeded = not all(unchanged), data["replaced"], data["reseeded"]
     run.rebound = list(data["rebound"])
     run.plain, run.item_types = data["plain"], list(data["item_types"])
+    run.drawn_with = [g for g in SAMPLERS if g in drawn_with]
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
     run.problem = _first_problem(run, run.function)
@@ -1079,7 +1164,7 @@ def trace(helper, run):
             "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES or any(
                 e[0] == "multinomial" and e[1] == NO_SAMPLES for e in run.events), "refused": run.error in _REFUSALS[:3],
             "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
-            "result_type": run.result_type, "reseeded": run.reseeded, "plain": run.plain}
+            "result_type": run.result_type, "reseeded": run.reseeded, "plain": run.plain, "foreign": run.foreign}
 
 
 def hide(helper, result, case, shown, args=(), kwargs=None):
@@ -1149,11 +1234,21 @@ def num_samples_problem(run):
     return None
 
 
+def sampler_problem(run):
+    """A token sampled with one of FOREIGN, not torch.multinomial: said by one check (and the visible test); the
+    others read the stand-in's record as a torch.multinomial call."""
+    if run.problem is not None:
+        return run.problem
+    if run.foreign:
+        return TEXT["problem"]["foreign"].format(function=run.function, others=", ".join(run.foreign))
+    return None
+
+
 def one_call_problem(run):
     """Exactly one torch.multinomial call, for one sample (what is done with it is other checks')."""
     if run.problem is not None:
         return run.problem
-    missing = num_samples_problem(run)
+    missing = num_samples_problem(run) or sampler_problem(run)
     if missing:
         return missing
     multis = run.multinomials
@@ -1190,17 +1285,23 @@ def contract_problem(run, coins):
     return None
 
 
+def _foreign_said(*runs):
+    others = [g for g in FOREIGN if any(g in run.foreign for run in runs)]
+    return TEXT["visible"]["foreign"].format(others=", ".join(others)) if others else None
+
+
 def visible_problem_n1(run):
     """Notebook 01's visible test: position 0 accepted without a draw, position 1 rejected by r = 0.7."""
     case = visible_case()
-    return (contract_problem(run, 1) or correction_problem(run, case, 1, 1)
+    return (contract_problem(run, 1) or _foreign_said(run) or correction_problem(run, case, 1, 1)
             or _tokens_said(run, [0, 2], TEXT["visible"]["n1_tokens"]) or plain_problem(run))
 
 
 def visible_problem_n2(rejected, accepted):
     """Notebook 02's visible test: the same case rejected at position 1 (r = 0.7), then accepted (r = 0.1)."""
     case = visible_case(bonus_row=True)
-    return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or correction_problem(rejected, case, 1, 1)
+    return (contract_problem(rejected, 1) or contract_problem(accepted, 1) or _foreign_said(rejected, accepted)
+            or correction_problem(rejected, case, 1, 1)
             or _tokens_said(rejected, [0, 2], TEXT["visible"]["n2_rejected"])
             or bonus_problem(accepted, case)
             or _tokens_said(accepted, [0, 1, 3], TEXT["visible"]["n2_accepted"])

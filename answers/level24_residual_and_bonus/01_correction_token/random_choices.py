@@ -1,6 +1,6 @@
-# expect: lose test_visible hidden_one_correction hidden_residual_exact
-# why: Python's random.choices with the residual as weights: the right distribution, but not torch.multinomial, so torch's seeded draws and the tests never see it.
-# diagnosis: correction_not_multinomial
+# expect: lose test_visible hidden_one_correction
+# why: Python's random.choices with the residual as weights: the right distribution, but not torch.multinomial, which the tests script. Its stand-in hands random.choices the scripted tokens and records its weights, so the source is charged once (the one-call check and the visible test) and the residual passes.
+# diagnosis: sampler_random_choices
 def verify_and_correct(draft_probs, target_probs, draft_tokens):
     accepted_tokens = []
     for i, token_id in enumerate(draft_tokens):
