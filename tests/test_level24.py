@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
+import mutants
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "source" / "level24_residual_and_bonus"))
 for name in ("spec_checks", "spec_widgets", "spec_quiz", "spec_markov"):  # Level 23's modules of the same names may be loaded
@@ -73,12 +75,44 @@ def test_the_tensor_method_is_scripted_too_and_the_real_functions_come_back():
 
 
 @pytest.mark.parametrize("weights", [[0.0, 0.0, 0.0], [0.5, -0.1, 0.6], [float("nan"), 0.5, 0.5]])
-def test_the_stand_in_refuses_what_torch_refuses_with_the_same_message(weights):
+def test_the_stand_in_knows_what_torch_refuses_and_says_it_in_torchs_words(weights):
     with pytest.raises(RuntimeError) as real:
         torch.multinomial(torch.tensor(weights), 1)
-    with pytest.raises(RuntimeError) as fake:
-        sc.Script(picks=[0]).multinomial(torch.tensor(weights), 1)
+    with pytest.raises(RuntimeError) as fake:  # notebook 03's stand-in raises as torch does
+        sc.Script(picks=[0], refuse=True).multinomial(torch.tensor(weights), 1)
     assert str(fake.value) in str(real.value)
+    # run_step's records the weights and hands out the scripted token, so one mistake in the weights costs the
+    # checks that read them, which say what torch says
+    script = sc.Script(picks=[2])
+    assert script.multinomial(torch.tensor(weights), 1).tolist() == [2]
+    said = sc.refused(script.events[-1][2])
+    assert said is not None and str(real.value).split(":")[0].split(" (")[0][:30] in said, said
+
+
+REFUSED_WEIGHTS = """
+def verify_and_correct(draft_probs, target_probs, draft_tokens):
+    accepted_tokens = []
+    for i, token_id in enumerate(draft_tokens):
+        token_id = int(token_id)
+        p = target_probs[i, token_id].item()
+        q = draft_probs[i, token_id].item()
+        if p >= q or torch.rand(1).item() < p / q:
+            accepted_tokens.append(token_id)
+            continue
+        residual = torch.clamp(target_probs[i] - q, min=0)  # q, the scalar, for the draft's row
+        residual = residual / (target_probs[i] - draft_probs[i]).sum()  # the unclamped sum: 0, so nan
+        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
+        break
+    return accepted_tokens
+"""
+
+
+def test_weights_torch_refuses_cost_the_checks_that_read_them_and_no_other():
+    judge, line = mutants.grade(REFUSED_WEIGHTS, mutants.LEVEL24, "01_correction_token")
+    assert sorted(c for c in judge.failed if c) == ["hidden_emitted_distribution", "hidden_residual_exact",
+                                                     "test_visible"], judge.failed
+    said = "".join(o.get("evalue", "") for o in judge.outputs_by_check["hidden_residual_exact"])
+    assert "torch.multinomial refused" in said, said
 
 
 def test_messages_name_each_wrong_distribution():

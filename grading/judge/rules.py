@@ -1119,15 +1119,20 @@ def fired(calls, failed, evidence):
     kept = [(rule, explained) for rule, explained, _ in out if rule not in hidden or rule in _SUBSUMED.get(rule, ())]
     if not kept and out:  # rules that hide each other: keep the first
         kept = [out[0][:2]]
-    return kept
+    # a rule's behaviour makes the rules it subsumes look true, so the checks they explain follow from it too
+    found = {rule: explained for rule, explained, _ in out}
+    return [(rule, explained | set().union(*(found.get(s, set()) for s in _SUBSUMED.get(rule, ()))))
+            for rule, explained in kept]
 
 
 # A mistake whose model's behaviour implies the other's aspect (the first makes the second look true).
 _SUBSUMED = {
     "correction_every_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
     "multinomial_before_coin": ("residual_row_zero", "residual_other_row", "residual_abs"),
-    "multinomial_every_row": ("residual_row_zero", "residual_other_row", "residual_abs", "multinomial_before_coin",
-                              "correction_every_coin"),
+    # a correction sampled at every position samples each row's own residual, all zero (refused) where p >= q at
+    # every token: the first call reads row 0, as row token_id does where the first draft is token 0
+    "multinomial_every_row": ("residual_row_zero", "residual_row_token", "residual_other_row", "residual_abs",
+                              "multinomial_before_coin", "correction_every_coin", "multinomial_refused"),
     "vector_coin": ("ratio_q_over_p", "coin_every_position"),
     "no_num_samples": ("empty_draft_error", "bonus_error", "multinomial_refused"),
     "bonus_error": ("empty_draft_error",),

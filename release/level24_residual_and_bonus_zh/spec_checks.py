@@ -13,9 +13,11 @@ freely: they hold no answers. Every case lives in the notebooks.
 ``run_step`` replaces ``torch.rand`` (scripted draws, like Level 23) and
 ``torch.multinomial`` (and the tensor method ``.multinomial``) for the length of
 one call. The stand-in multinomial records the values it is given and hands out
-the scripted token ids in ``picks``; it refuses what the real one refuses
-(negative, nan or all-zero weights) with the same error. Nothing raises inside
-your code on our account: the record is read after the call returns.
+the scripted token ids in ``picks``. Weights the real one refuses (negative,
+nan or all zero) are recorded and still handed a scripted token, so the rest of
+your function is graded as it is: the checks of the weights say that torch
+refuses them. Nothing raises inside your code on our account: the record is
+read after the call returns.
 """
 
 import builtins
@@ -413,7 +415,8 @@ def _samples_taken(n):
 class Script:
     """Stand-ins for torch.rand and torch.multinomial that share one record of calls, in order."""
 
-    def __init__(self, draws=(), picks=()):
+    def __init__(self, draws=(), picks=(), refuse=False):
+        self.refuse = refuse   # raise as torch does on weights it refuses (notebook 03); else record them, read on
         self.draws = [_float(d) for d in draws]
         self.picks = [_int(t) for t in picks]
         self.events = []       # ["rand", shape] or ["multinomial", num_samples, values]
@@ -445,9 +448,9 @@ class Script:
         values = [round(_float(x), DIGITS) for x in rows.reshape(-1)]
         self.events.append(["multinomial", n, values])
         self.sources.append(source)
-        if not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()):
+        if self.refuse and (not bool(torch.isfinite(weights).all()) or bool((weights < 0).any())):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if bool((rows.sum(dim=1) <= 0).any()):
+        if self.refuse and bool((rows.sum(dim=1) <= 0).any()):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         chosen = []
         for _ in range(rows.shape[0] * _samples_taken(n)):
@@ -719,8 +722,20 @@ def _fmt(values):
     return "[" + ", ".join(f"{v:.3g}" for v in values) + "]"
 
 
+def refused(values):
+    """torch.multinomial's refusal of ``values`` (one call's weights, as recorded) in the edition's words, or None.
+    The stand-in hands out a scripted token anyway, so only the checks that read the weights say it."""
+    if not all(math.isfinite(v) and v >= 0 for v in values):
+        return TEXT["problem"]["refused"].format(error=refusal(_REFUSALS[1]))
+    if sum(values) <= 0:
+        return TEXT["problem"]["refused"].format(error=refusal(_REFUSALS[2]))
+    return None
+
+
 def distribution_problem(values, case, i):
     """Why ``values`` (what was passed to torch.multinomial) is not row i's normalised residual, or None."""
+    if refused(values):
+        return refused(values)
     want = residual(case, i)
     if _close(values, want):
         return None
@@ -917,6 +932,8 @@ def bonus_problem(run, case):
     values = multis[0][1]
     if _close(values, case.row("p", k)):
         return None
+    if refused(values):
+        return refused(values)
     if k > 0 and _close(values, case.row("p", k - 1)):
         return TEXT["bonus"]["row_k_minus_1"].format(row=k - 1, k=k)
     if k > 0 and _close(values, case.row("q", k - 1)):
@@ -1162,7 +1179,8 @@ def trace(helper, run):
     """What one run showed, without the student's own wording: the diagnosis compares these."""
     return {"function": run.function, "tokens": run.tokens, "events": run.events, "error": run.ename,
             "no_num_samples": run.error == "TypeError: " + NO_NUM_SAMPLES or any(
-                e[0] == "multinomial" and e[1] == NO_SAMPLES for e in run.events), "refused": run.error in _REFUSALS[:3],
+                e[0] == "multinomial" and e[1] == NO_SAMPLES for e in run.events),
+            "refused": run.error in _REFUSALS[:3] or any(e[0] == "multinomial" and refused(e[2]) for e in run.events),
             "inputs_changed": run.inputs_changed, "replaced": run.replaced, "rebound": list(run.rebound),
             "result_type": run.result_type, "reseeded": run.reseeded, "plain": run.plain, "foreign": run.foreign}
 
@@ -1661,7 +1679,7 @@ def _one_step(function, state):
     cache = _prefix_cache(state.ids)
     recorded = _Recorded(target, cache)
     q = state.q_rows()
-    script = Script([state.r] * 64, [state.pick] * 64)
+    script = Script([state.r] * 64, [state.pick] * 64, refuse=True)
     fakes = (script.rand, script.multinomial, script.method())
     out = {"tokens": None, "plain": True, "error": None, "calls": recorded._calls, "length": -1, "probe": None}
     result = None
