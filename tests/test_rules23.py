@@ -200,6 +200,22 @@ OWN_CASES = [
                                   ("accepted_tokens.append(token_id)\n            continue", "continue"),
                                   ("        if r < p / q:\n            accepted_tokens.append(token_id)\n        else:\n"
                                    "            break", "        if r >= p / q:\n            break")]),
+    # held-out answers of the thirteenth session
+    (NB1, "reads_previous_row", [("p = target_probs[i, token_id].item()", "p = target_probs[i - 1, token_id].item()"),
+                                 (READ, "q = draft_probs[i - 1, token_id].item()")]),
+    (NB2, "reads_previous_row", [("p = target_probs[i, token_id].item()", "p = target_probs[i - 1][token_id].item()"),
+                                 (READ, "q = draft_probs[i - 1][token_id].item()")]),
+    (NB1, "drops_repeated_tokens", [("accepted_tokens.append(token_id)\n            continue",
+                                     "if token_id not in accepted_tokens:\n                accepted_tokens.append(token_id)"
+                                     "\n            continue")]),
+    (NB2, "drops_repeated_tokens", [("accepted_tokens.append(token_id)\n            continue",
+                                     "if token_id not in accepted_tokens:\n                accepted_tokens.append(token_id)"
+                                     "\n            continue")]),
+    (NB1, "indexes_token_then_position", [("p = target_probs[i, token_id].item()",
+                                           "p = target_probs[token_id, i].item()"),
+                                          (READ, "q = draft_probs[token_id, i].item()")]),
+    (NB2, "coin_drawn_before_loop", [("accepted_tokens = []", "accepted_tokens = []\n    r = torch.rand(1).item()"),
+                                     ("        r = torch.rand(1).item()\n", "")]),
     (NB2, "coin_same_position", [(LOOP, "i = 0\n    while i < len(draft_tokens):\n        token_id = draft_tokens[i]"),
                                  ("accepted_tokens.append(token_id)\n            continue",
                                   "accepted_tokens.append(token_id)\n            i += 1\n            continue")]),

@@ -357,6 +357,25 @@ SENTENCES = {  # rule id: (en, zh)
         "position, for i, token_id in enumerate(draft_tokens)",
         "你的循环从位置 1 开始，所以位置 0 的草稿从来没有被检查，也没有被保留：要遍历每个位置，"
         "for i, token_id in enumerate(draft_tokens)"),
+    "reads_previous_row": (
+        "you read p and q from row i - 1, the previous position's (row -1, the last, at position 0): row i holds "
+        "position i's probabilities, p = target_probs[i, token_id]",
+        "你从第 i - 1 行读 p 和 q，也就是上一个位置的行（位置 0 读到的是第 -1 行，即最后一行）：第 i 行才是位置 i 的概率，"
+        "p = target_probs[i, token_id]"),
+    "drops_repeated_tokens": (
+        "you leave out a token that is already in accepted_tokens, so a token drafted twice comes back once: append "
+        "token_id at every position you accept",
+        "你跳过了已经在 accepted_tokens 里的 token，所以被提出两次的 token 只返回一次：每个被接受的位置都要追加 token_id"),
+    "indexes_token_then_position": (
+        "you index the rows as [token_id, i]; they are [i, token_id], row i for position i and the drafted token's "
+        "column, so a token id past the last row raises IndexError",
+        "你按 [token_id, i] 取值；正确的是 [i, token_id]：第 i 行对应位置 i，列是草稿 token 的 id，所以 token id "
+        "超过最后一行时会抛出 IndexError"),
+    "coin_drawn_before_loop": (
+        "you draw r once, before the loop, and use it at every p < q position (and draw even where no position needs "
+        "it): draw a new r = torch.rand(1).item() at each p < q position, inside the loop",
+        "你在循环之前只抽了一次 r，并在每个 p < q 的位置都用它（即使没有位置需要它也抽了）：在循环里，每遇到一个 p < q "
+        "的位置就重新抽 r = torch.rand(1).item()"),
     "returns_inside_loop": (
         "your return accepted_tokens is inside the loop, so the function returns after the first position it keeps "
         "(and returns None when it rejects the first one, or the draft is empty): return after the loop",

@@ -84,6 +84,9 @@ _LOOP_RULES = {  # mistakes of the loop itself, in either notebook
     "accept_no_append": {"accept_no_append"},
     "row_of_first_occurrence": {"first_occurrence"},
     "returns_inside_loop": {"return_in_loop"},
+    "reads_previous_row": {"row_previous"},
+    "drops_repeated_tokens": {"no_repeats"},
+    "indexes_token_then_position": {"index_swapped"},
 }
 OWN_RULES = {
     "01_accept_branch": {**_LOOP_RULES, "counts_accepts": {"count_prefix"}},
@@ -104,6 +107,7 @@ OWN_RULES = {
         "stops_after_sure_accept": {"break_after_accept"},
         "coin_always_accepts": {"coin_always"},
         "appends_before_coin": {"appends_before_check"},
+        "coin_drawn_before_loop": {"reuse_r", "predraw"},
     },
 }
 
@@ -147,6 +151,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
     skip = False  # "double_increment": the position after a p >= q one is passed over
     running = 1.0  # "cumulative": the product of min(1, p / q) over the positions so far, this one's included
     kept_r = None  # "reuse_r": the one r drawn at the first p < q, read again at every later one
+    if "predraw" in mistakes:  # "reuse_r" with the one r drawn before the loop, whatever the draft
+        kept_r = rand()
     for i, t in enumerate(ids):
         if "start_one" in mistakes and i == 0 or skip:
             skip = False
@@ -154,10 +160,12 @@ def model(case, draws, notebook, mistakes=frozenset()):
         if "skip_last" in mistakes and i == len(ids) - 1:
             break
         row = 0 if "row_zero" in mistakes else i + 1 if "row_next" in mistakes else ids.index(t) if (
-            "first_occurrence" in mistakes) else i
-        if row >= len(P) or row >= len(Q):
+            "first_occurrence" in mistakes) else i - 1 if "row_previous" in mistakes else i  # row -1: the last
+        if "index_swapped" in mistakes:  # [token_id, i]: the token's id as the row, the position as the column
+            row = t
+        if row >= len(P) or row >= len(Q) or row < -len(P):
             return out, used, "IndexError"
-        p, q = P[row][t], Q[row][t]
+        p, q = (P[row][i], Q[row][i]) if "index_swapped" in mistakes else (P[row][t], Q[row][t])
         if "swapped_pq" in mistakes:  # p read from the draft, q from the target
             p, q = q, p
         if "row_max" in mistakes:
@@ -189,7 +197,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
         else:
             accept = p >= q
         if accept:
-            if "appends_before_check" not in mistakes and "accept_no_append" not in mistakes and not rejected:
+            if "appends_before_check" not in mistakes and "accept_no_append" not in mistakes and not rejected and not (
+                    "no_repeats" in mistakes and kept in out):
                 out.append(kept)
             if "return_in_loop" in mistakes:  # the return is indented into the loop: back after one position
                 return out, used, None
@@ -243,7 +252,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
                 coin = rand() < p / q
             break
         if coin and not rejected:
-            if "coin_no_append" not in mistakes and "appends_before_check" not in mistakes:
+            if "coin_no_append" not in mistakes and "appends_before_check" not in mistakes and not (
+                    "no_repeats" in mistakes and kept in out):
                 out.append(kept)
             if "return_in_loop" in mistakes:
                 return out, used, None

@@ -312,11 +312,11 @@ spec_checks.check_twin(spec_checks.run_verify(verify_draft, case, draws=[]),
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_appends_token_ids", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: accepted_tokens holds token ids (not probabilities, not positions).
+# Hidden check: accepted_tokens holds token ids (not probabilities, not positions), a token drafted twice kept twice.
 ### BEGIN HIDDEN TESTS
 # Each other row holds, at these tokens' columns, values with p >= q too: a row misread is the rows check's to find.
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1), (9, 0.1, 0.5)], decoys=[(0, 3, 0.2), (1, 17, 0.2)]), draws=[])
-spec_checks.check_ids(run, [17, 3], upto=2)
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(17, 0.9, 0.4), (3, 0.5, 0.1), (17, 0.8, 0.3), (9, 0.1, 0.5)], decoys=[(0, 3, 0.2), (1, 17, 0.2), (2, 3, 0.2)]), draws=[])
+spec_checks.check_ids(run, [17, 3, 17], upto=3)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_no_draw", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}

@@ -333,10 +333,10 @@ spec_checks.check_ids(run, [4], upto=1)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_all_accepted", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a draft whose every position has p >= q comes back whole, and p just below q (0.4995 against 0.5) is not accepted outright: it costs a draw.
+# Hidden check: a draft whose every position has p >= q comes back whole, a token drafted twice kept twice, and p just below q (0.4995 against 0.5) is not accepted outright: it costs a draw.
 ### BEGIN HIDDEN TESTS
-run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.6, 0.3), (9, 0.8, 0.4), (6, 0.5, 0.5), (2, 0.9, 0.2)]), draws=[0.1] * 4)
-spec_checks.check(run, [4, 9, 6, 2])
+run = spec_checks.run_verify(verify_draft, spec_checks.Case([(4, 0.6, 0.3), (9, 0.8, 0.4), (6, 0.5, 0.5), (4, 0.9, 0.2)]), draws=[0.1] * 4)
+spec_checks.check(run, [4, 9, 6, 4])
 near_case = spec_checks.Case([(5, 0.4995, 0.5)])
 near = spec_checks.run_verify(verify_draft, near_case, draws=[0.9995] * 2)
 spec_checks.check_not_outright(near, near_case, 0)
