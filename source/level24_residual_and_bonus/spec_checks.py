@@ -889,7 +889,7 @@ def correction_call(run, coins_before):
 
 def residual_problem(run, case, i, coins_before):
     """The values of the correction call (read by its role, not its place) against row i's normalised residual."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     call = correction_call(run, coins_before)
     if call is None:
@@ -957,7 +957,7 @@ def new_tokens_problem(run, accepted, expected=None):
 
 def bonus_problem(run, case):
     """All K drafts accepted: exactly one torch.multinomial call, after every coin, on the target's row K."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     multis = run.multinomials
     k = case.k
@@ -1268,9 +1268,17 @@ def visible_case(bonus_row=False):
     return Case(VISIBLE_DRAFT, VISIBLE_TARGET + ([VISIBLE_BONUS_ROW] if bonus_row else []), [0, 1])
 
 
+def _calls_unread(run):
+    """Whether ``run.problem`` keeps a check of the calls (their order, count and weights) from reading them: any
+    problem but one with the result alone. A function that returned, whatever it returned, made its calls, so a
+    result that is not a list (one check's, plain_problem's) costs the checks of the tokens, not those of the calls."""
+    return run.problem is not None and not (run.error is None and not run.rebound and not run.replaced
+                                            and run.tokens is None)
+
+
 def call_order_problem(run, coins_before):
     """No torch.multinomial call before coin number ``coins_before`` (the one that rejects, or the last one)."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     coins = [k for k, c in enumerate(run.order) if c == "r"]
     if coins_before and _count(coins) < coins_before:
@@ -1283,7 +1291,7 @@ def call_order_problem(run, coins_before):
 def num_samples_problem(run):
     """A torch.multinomial call without num_samples: torch raises TypeError there. Said by one check (and the
     visible test); the others read the call as one sample."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     if any(n == NO_SAMPLES for n, _ in run.multinomials):
         return TEXT["problem"]["no_num_samples"].format(error=refusal("TypeError: " + NO_NUM_SAMPLES))
@@ -1293,7 +1301,7 @@ def num_samples_problem(run):
 def sampler_problem(run):
     """A token sampled with one of FOREIGN, not torch.multinomial: said by one check (and the visible test); the
     others read the stand-in's record as a torch.multinomial call."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     if run.foreign:
         return TEXT["problem"]["foreign"].format(function=run.function, others=", ".join(run.foreign))
@@ -1302,7 +1310,7 @@ def sampler_problem(run):
 
 def one_call_problem(run):
     """Exactly one torch.multinomial call, for one sample (what is done with it is other checks')."""
-    if run.problem is not None:
+    if _calls_unread(run):
         return run.problem
     missing = num_samples_problem(run) or sampler_problem(run)
     if missing:
