@@ -264,13 +264,13 @@ SENTENCES = {  # rule id: (en, zh)
     "sampler_numpy_choice": (
         "you sample with numpy.random.choice instead of torch.multinomial; the checks script the tokens "
         "torch.multinomial hands out: sample with torch.multinomial(weights, 1)",
-        "你用 numpy.random.choice 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token："
-        "请用 torch.multinomial(weights, 1) 采样"),
+        "你用 numpy.random.choice 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token，"
+        "所以请用 torch.multinomial(weights, 1) 采样"),
     "sampler_random_choices": (
         "you sample with random.choices instead of torch.multinomial; the checks script the tokens "
         "torch.multinomial hands out: sample with torch.multinomial(weights, 1)",
-        "你用 random.choices 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token："
-        "请用 torch.multinomial(weights, 1) 采样"),
+        "你用 random.choices 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token，"
+        "所以请用 torch.multinomial(weights, 1) 采样"),
     "correction_appends_position": (
         "you sample the correction but append the position i, not the token torch.multinomial returned",
         "你采样了修正 token，却追加了位置 i，而不是 torch.multinomial 返回的 token"),
@@ -365,17 +365,17 @@ SENTENCES = {  # rule id: (en, zh)
     "drops_repeated_tokens": (
         "you leave out a token that is already in accepted_tokens, so a token drafted twice comes back once: append "
         "token_id at every position you accept",
-        "你跳过了已经在 accepted_tokens 里的 token，所以被提出两次的 token 只返回一次：每个被接受的位置都要追加 token_id"),
+        "你跳过了已经在 accepted_tokens 里的 token，所以被提出两次的 token 只返回一次：每接受一个位置，都要追加它的 token_id"),
     "indexes_token_then_position": (
         "you index the rows as [token_id, i]; they are [i, token_id], row i for position i and the drafted token's "
         "column, so a token id past the last row raises IndexError",
-        "你按 [token_id, i] 取值；正确的是 [i, token_id]：第 i 行对应位置 i，列是草稿 token 的 id，所以 token id "
-        "超过最后一行时会抛出 IndexError"),
+        "你按 [token_id, i] 索引；正确的是 [i, token_id]：第 i 行对应位置 i，列是草稿 token 的 id。按你的写法，"
+        "token id 大于最后一行的行号时会抛出 IndexError"),
     "coin_drawn_before_loop": (
         "you draw r once, before the loop, and use it at every p < q position (and draw even where no position needs "
         "it): draw a new r = torch.rand(1).item() at each p < q position, inside the loop",
-        "你在循环之前只抽了一次 r，并在每个 p < q 的位置都用它（即使没有位置需要它也抽了）：在循环里，每遇到一个 p < q "
-        "的位置就重新抽 r = torch.rand(1).item()"),
+        "你在循环之前只抽了一次 r，并在每个 p < q 的位置都用它（即使没有任何位置用得上它，也照样抽了）：在循环里，每遇到一个 "
+        "p < q 的位置就抽一个新的 r = torch.rand(1).item()"),
     "returns_inside_loop": (
         "your return accepted_tokens is inside the loop, so the function returns after the first position it keeps "
         "(and returns None when it rejects the first one, or the draft is empty): return after the loop",

@@ -346,7 +346,7 @@ COMMENTS = {
         "位置 0 的 token 12 直接被接受；到了位置 1（第 1 行里 p < q，第 0 行里不是；该行的最大值在别的列），"
         "不抽随机数就不能保留它。",
     "Hidden check: accepted_tokens holds token ids (not probabilities, not positions), a token drafted twice kept twice.":
-        "隐藏检查：accepted_tokens 里是 token_id（不是概率，也不是位置）；同一个 token 被提出两次，就保留两次。",
+        "隐藏检查：accepted_tokens 里是 token id（不是概率，也不是位置）；同一个 token 被提出两次，就保留两次。",
     "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",
     "Hidden check: the input tensors and the token list are left unchanged.": "隐藏检查：输入张量和 token 列表保持不变。",
     "Hidden check: the result is a plain Python list of ints, also when draft_tokens is a torch.LongTensor.":
@@ -371,7 +371,7 @@ COMMENTS = {
         "隐藏检查：掷硬币成功时追加草稿 token 的 id（此处目标模型概率最高的是 token 7）。",
     "Hidden check: a draft whose every position has p >= q comes back whole, a token drafted twice kept twice, and p just "
     "below q (0.4995 against 0.5) is not accepted outright: it costs a draw.":
-        "隐藏检查：每个位置都满足 p >= q 的草稿原样返回（同一个 token 被提出两次，就保留两次）；p 略小于 q（0.4995 对 0.5）时不能直接接受，要抽一次随机数。",
+        "隐藏检查：每个位置都满足 p >= q 的草稿完整返回（同一个 token 被提出两次，就保留两次）；p 略小于 q（0.4995 与 0.5）时不能直接接受，要抽一次随机数。",
     "Hidden check: with the real torch.rand (fixed seed), a p < q position is accepted about p/q of the time.":
         "隐藏检查：用真实的 torch.rand（固定种子），p < q 的位置被接受的比例约为 p/q。",
     "Hidden check: with the real torch.rand (fixed seed), the mean accepted length matches its exact expectation.":

@@ -101,7 +101,7 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 - *没有归一化*：把残差除以它的和；
 - *max(0, q - p)*：残差是目标概率减去草稿概率，即 `max(0, p - q)`；
 - *用了第 j 行*：拒绝发生在位置 `i`，所以用第 `i` 行；
-- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，而且只抽一次。
+- *在掷硬币之前被调用*，或*被调用了 N 次*：只在拒绝之后抽取，而且只抽一次；
 - 说你*用 numpy.random.choice 采样*（或 `random.choices`）：测试预设的是 `torch.multinomial` 给出的 token，所以请用它采样。
 """),
         "visible-test": ("538abcd4", """
@@ -159,7 +159,7 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
 如果测试报错：
 - 说额外 token 来自*第 K-1 行*：被接受的草稿用的是第 `0..K-1` 行，额外 token 用第 `K` 行；
 - 拒绝之后*被调用了 2 次*：有了修正 token 就没有额外 token（追加修正 token 后立即 return）；
-- 全部接受时*从未被调用*：缺了额外 token。
+- 全部接受时*从未被调用*：缺了额外 token；
 - 说你*用 numpy.random.choice 采样*（或 `random.choices`）：测试预设的是 `torch.multinomial` 给出的 token，所以请用它采样。
 """),
         "visible-test": ("0b090419", """
@@ -331,7 +331,7 @@ COMMENTS = {
     "for a model this small, a second thread costs more in coordination than it saves": "对这么小的模型，第二个线程在协调上的开销比它省下的还多",
     "noqa: E731 (float32 prints 0.2 as 0.20000000298)": "noqa: E731（float32 会把 0.2 打印成 0.20000000298）",
     "Level 23: accept": "Level 23：接受",
-    "The rejected token's id is also a row of the draft, so a residual read from row token_id still reaches torch.multinomial: a row misread is the residual check's to find.": "被拒绝 token 的 id 同时也是草稿的一个行号，所以从第 token_id 行读出的残差仍会传到 torch.multinomial：读错行由残差那项检查来发现。",
+    "The rejected token's id is also a row of the draft, so a residual read from row token_id still reaches torch.multinomial: a row misread is the residual check's to find.": "被拒绝的 token 的 id 也是草稿里一个存在的行号，所以从第 token_id 行读出的残差照样会传到 torch.multinomial：读错行的问题留给检查残差的那项去发现。",
     "one call: K + 1 rows": "一次调用：K + 1 行",
     "last_token and the accepted drafts stay; rejected ones go": "last_token 和被接受的草稿留下；被拒绝的去掉",
     "verify_drafts behaves like (or \"none\").": "（verify_drafts）的行为像哪一种已知错误（或者没有发现错误）。",
@@ -449,8 +449,8 @@ HELPERS = {
             "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
             "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
             "foreign": "{function} 用 {others} 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial "
-                       "给出的结果，所以请用 torch.multinomial(weights, 1) 采样（其他检查把同样的预设 token 交给了 "
-                       "{others}，因此它们按你函数其余部分的原样评判）",
+                       "给出的 token，所以请用 torch.multinomial(weights, 1) 采样（其他检查让 {others} 也返回同样的预设 "
+                       "token，所以它们照常评判你函数的其余部分）",
             "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
             "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
             "no_num_samples": "调用 torch.multinomial 时没有给出 num_samples（{error}）：torch 不为它提供默认值；抽取一个 token 要写 torch.multinomial(weights, 1)",
@@ -549,7 +549,7 @@ HELPERS = {
             "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置，而{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（不要改动写好的循环）",
         },
         "visible": {
-            "foreign": "你的函数用 {others} 采样。测试把预设的 token 交给 torch.multinomial，隐藏检查也一样：请像课程里那样用 "
+            "foreign": "你的函数用 {others} 采样。测试预设的是 torch.multinomial 返回的 token：请像课程里那样用 "
                        "torch.multinomial(weights, 1) 采样。",
             "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
             "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",

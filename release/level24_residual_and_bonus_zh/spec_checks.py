@@ -39,7 +39,7 @@ TEXT = {
     "problem": {
         "too_long": "{function} 运行超过了 {seconds:g} 秒：是不是有死循环？",
         "rebound": "你的代码替换了 Python 内置函数（{names}）：请删掉这部分",
-        "foreign": "{function} 用 {others} 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的结果，所以请用 torch.multinomial(weights, 1) 采样（其他检查把同样的预设 token 交给了 {others}，因此它们按你函数其余部分的原样评判）",
+        "foreign": "{function} 用 {others} 采样，而不是 torch.multinomial；检查预设的是 torch.multinomial 给出的 token，所以请用 torch.multinomial(weights, 1) 采样（其他检查让 {others} 也返回同样的预设 token，所以它们照常评判你函数的其余部分）",
         "replaced": "你的代码替换了 torch.rand 或 torch.multinomial：调用它们即可，不要改动它们本身",
         "not_written": "NotImplementedError：{function} 还没有写；把 raise 那一行换成你的代码",
         "no_num_samples": "调用 torch.multinomial 时没有给出 num_samples（{error}）：torch 不为它提供默认值；抽取一个 token 要写 torch.multinomial(weights, 1)",
@@ -149,7 +149,7 @@ TEXT = {
         "too_many": "torch.rand 被调用了 {calls} 次，但这个用例在这一步结束之前只有 {coins} 个 p < q 的位置，而{rule}。每个 p < q 的位置掷一枚硬币，p >= q 的位置不掷（不要改动写好的循环）"
     },
     "visible": {
-        "foreign": "你的函数用 {others} 采样。测试把预设的 token 交给 torch.multinomial，隐藏检查也一样：请像课程里那样用 torch.multinomial(weights, 1) 采样。",
+        "foreign": "你的函数用 {others} 采样。测试预设的是 torch.multinomial 返回的 token：请像课程里那样用 torch.multinomial(weights, 1) 采样。",
         "n1_tokens": "位置 0 被接受（p >= q），位置 1 被拒绝，所以结果是 token 0，再加 torch.multinomial 给出的修正 token（2）",
         "n2_rejected": "拒绝之后，这一步返回前缀 [0] 和修正 token 2，仅此而已",
         "n2_accepted": "两个草稿都被接受（r = 0.1 < 0.4），所以这一步返回 [0, 1] 和 torch.multinomial 给出的额外 token（3）"

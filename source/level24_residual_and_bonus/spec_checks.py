@@ -178,8 +178,8 @@ TEXT = {
                     "ends: {rule}. Flip one coin at each p < q position and none where p >= q (keep the given loop)",
     },
     "visible": {
-        "foreign": "Your function sampled with {others}. The test hands its scripted tokens to torch.multinomial, and "
-                   "so do the hidden checks: sample with torch.multinomial(weights, 1), as the lesson does.",
+        "foreign": "Your function sampled with {others}. The tests script the tokens torch.multinomial hands out: "
+                   "sample with torch.multinomial(weights, 1), as the lesson does.",
         "n1_tokens": "position 0 is accepted (p >= q) and position 1 rejected, so the result is token 0, then the "
                      "correction token torch.multinomial gave (2)",
         "n2_rejected": "after the rejection the step returns the prefix [0] and the correction token 2, and nothing "
