@@ -362,8 +362,10 @@ COMMENTS = {
         "隐藏检查：3 个位置中只有位置 1 满足 p < q，它被拒绝时，只调用一次 torch.multinomial、只抽一个样本作为修正 token（并且给出 torch 要求的 num_samples）。",
     "Hidden check: the correction's torch.multinomial call gets row i's normalised max(0, p - q), to within 1e-6, for a rejection at position 2 and at position 1.":
         "隐藏检查：拒绝发生在位置 2 和位置 1 时，为修正 token 调用的 torch.multinomial 收到的都是第 i 行归一化的 max(0, p - q)，误差在 1e-6 以内。",
-    "Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.":
-        "隐藏检查：位置 0 被拒绝时（草稿只有一个 token），修正 token 排在最前，被拒绝的草稿不出现在结果中。",
+    "Hidden check: a rejection at position 0 returns the correction token first, and the rejected draft nowhere.":
+        "隐藏检查：位置 0 被拒绝时，修正 token 排在最前，被拒绝的草稿不出现在结果中。",
+    "The correction is token 0, the rejected position's index too, and a second call would hand out token 2, not the rejected one: appending i, or a second correction, is another check's to find.":
+        "修正 token 是 token 0，恰好也是被拒绝位置的下标；第二次调用会给出 token 2，而不是被拒绝的那个：追加 i 或多抽一个修正 token 的问题留给别的检查去发现。",
     "Hidden check: the token torch.multinomial returned is appended right after the accepted prefix.":
         "隐藏检查：追加在被接受的前缀之后的，正是 torch.multinomial 返回的 token。",
     "Hidden check: nothing after the correction token is verified: no further coin, no later draft.":

@@ -302,12 +302,13 @@ spec_checks.check(spec_checks.residual_problem(run, case, 1, 2))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_reject_at_first", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: a rejection at position 0 (a one-token draft) returns the correction token first, and the rejected draft nowhere.
+# Hidden check: a rejection at position 0 returns the correction token first, and the rejected draft nowhere.
 ### BEGIN HIDDEN TESTS
 # The rejected token's id is also a row of the draft, so a residual read from row token_id still reaches torch.multinomial: a row misread is the residual check's to find.
-case = spec_checks.Case([[0.6, 0.2, 0.2]], [[0.3, 0.2, 0.5]], [0])
-run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[2])
-spec_checks.check(spec_checks.first_rejection_problem(run, case, [2]))
+# The correction is token 0, the rejected position's index too, and a second call would hand out token 2, not the rejected one: appending i, or a second correction, is another check's to find.
+case = spec_checks.Case([[0.2, 0.6, 0.2], [0.3, 0.3, 0.4]], [[0.5, 0.3, 0.2], [0.4, 0.2, 0.4]], [1, 2])
+run = spec_checks.run_step(verify_and_correct, case, draws=[0.5], picks=[0, 2])
+spec_checks.check(spec_checks.first_rejection_problem(run, case, [0, 2]))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_correction_appended", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
