@@ -74,6 +74,9 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
         if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most
             assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
+            # and no catalogued mistake fails a check outside its own (appending i, or a second correction, does not
+            # fail reject_at_first; a sampler other than torch.multinomial does not fail the residual check)
+            assert rows["catalogue", "outside"] == 0, notebook
         else:  # Level 23: checks read by role, rows compared on twin drafts, foreign draws scripted: at most two
             # catalogued mistakes fail more than one check outside their own (notebook 02's hard_coded_visible, which
             # returns the visible answer for every draft, and no_coin, which leaves TODO 2 unwritten)
