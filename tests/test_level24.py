@@ -89,26 +89,16 @@ def test_the_stand_in_knows_what_torch_refuses_and_says_it_in_torchs_words(weigh
     assert said is not None and str(real.value).split(":")[0].split(" (")[0][:30] in said, said
 
 
-REFUSED_WEIGHTS = """
-def verify_and_correct(draft_probs, target_probs, draft_tokens):
-    accepted_tokens = []
-    for i, token_id in enumerate(draft_tokens):
-        token_id = int(token_id)
-        p = target_probs[i, token_id].item()
-        q = draft_probs[i, token_id].item()
-        if p >= q or torch.rand(1).item() < p / q:
-            accepted_tokens.append(token_id)
-            continue
-        residual = torch.clamp(target_probs[i] - q, min=0)  # q, the scalar, for the draft's row
-        residual = residual / (target_probs[i] - draft_probs[i]).sum()  # the unclamped sum: 0, so nan
-        accepted_tokens.append(int(torch.multinomial(residual, 1).item()))
-        break
-    return accepted_tokens
-"""
+# the reference with its residual made from the scalar q and divided by the unclamped sum (0, so nan), as a blind
+# answer of the thirteenth session did
+REFUSED_WEIGHTS = [("torch.clamp(target_probs[i] - draft_probs[i], min=0)", "torch.clamp(target_probs[i] - q, min=0)"),
+                   ("residual = residual / residual.sum()",
+                    "residual = residual / (target_probs[i] - draft_probs[i]).sum()")]
 
 
 def test_weights_torch_refuses_cost_the_checks_that_read_them_and_no_other():
-    judge, line = mutants.grade(REFUSED_WEIGHTS, mutants.LEVEL24, "01_correction_token")
+    code = mutants.edited(mutants.LEVEL24, "01_correction_token", REFUSED_WEIGHTS)
+    judge, line = mutants.grade(code, mutants.LEVEL24, "01_correction_token")
     assert sorted(c for c in judge.failed if c) == ["hidden_emitted_distribution", "hidden_residual_exact",
                                                      "test_visible"], judge.failed
     said = "".join(o.get("evalue", "") for o in judge.outputs_by_check["hidden_residual_exact"])
