@@ -457,3 +457,17 @@ def test_a_return_indented_into_the_loop_is_named_and_its_none_said_too():
     judge, line = mutants.grade(RETURN_IN_LOOP, ASSIGNMENT, NB2)
     assert line.startswith("Diagnosis: " + rules.sentence("returns_inside_loop")), line
     assert rules.sentence("not_a_list") in line, line
+
+
+def test_a_coin_at_every_position_in_mission_1_is_said_to_cause_what_its_replay_gives_and_nothing_else():
+    """Mission 2's coin written into Mission 1 (a blind answer of the thirteenth session): no model fits every check
+    (it also divides by q == 0), so the line says what the run shows; the checks the coin-everywhere model replays
+    say they follow from it, the division's check does not."""
+    code = mutants.edited(ASSIGNMENT, NB1, [("if p >= q:", "if torch.rand(1).item() < min(1.0, p / q):")])
+    judge, line = mutants.grade(code, ASSIGNMENT, NB1)
+    assert {"test_visible_m1", "hidden_no_draw", "hidden_q_zero"} <= set(judge.failed), judge.failed
+    assert "hidden_equal_accepts" not in judge.failed  # the draw past the script rejects p / q = 0.9995 too
+    assert line.startswith("Diagnosis: " + rules.sentence("coin_every_position")), line
+    said = {c: "".join(o.get("evalue", "") for o in judge.outputs_by_check[c]) for c in judge.failed}
+    follows = rules.FRAME["en"]["follows"].strip()
+    assert follows in said["test_visible_m1"] and follows not in said["hidden_q_zero"], said

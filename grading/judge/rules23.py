@@ -673,6 +673,8 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
         parts = [rules.sentence("coin_unscripted", lang)]
     if not parts and coin_where_sure(judge.calls):  # no model names it, but the run shows a coin at every position
         parts = [rules.sentence("coin_every_position", lang)]
+        # the checks whose calls that model replays follow from it (causes.py replays it on each check's case)
+        judge.diagnosed = {"mistakes": frozenset({"draw_every_position"})}
         error = rules.raised(judge.calls, lang)  # and a second problem, when a call raised (a division at q == 0)
         parts += [error] if error is not None else []
     predicates = shown(judge.calls)
