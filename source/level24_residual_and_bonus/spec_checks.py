@@ -502,31 +502,9 @@ class Script:
         """The samplers the multinomial events came from, in the order of SAMPLERS."""
         return [source for source in SAMPLERS if source in self.sources]
 
-    def stand_in(self, source, sample=None):
-        """A function for ``source`` (one of FOREIGN) that answers as it would, with the picks of ``sample``
-        (weights, n) -> a LongTensor of n token ids: this script's multinomial by default."""
-        sample = sample or (lambda weights, n: self.multinomial(weights, n, source=source))
-        if source == "random.choices":
-            def choices(population, weights=None, *, cum_weights=None, k=1):
-                items = _list(population)
-                if cum_weights is not None:
-                    cum = [_float(w) for w in cum_weights]
-                    weights = [b - a for a, b in zip([0.0] + cum[:-1], cum)]
-                w = torch.tensor([_float(x) for x in weights] if weights is not None else [1.0] * _count(items),
-                                 dtype=torch.float64)
-                return [items[_int(t)] for t in sample(w, _int(k)).tolist()]
-            return choices
-
-        def choice(a, size=None, replace=True, p=None):  # numpy.random.choice
-            import numpy
-            n = _int(a) if _type(a) is _int or isinstance(a, numpy.integer) else _count(a)
-            w = torch.tensor(numpy.asarray(p, dtype=numpy.float64).reshape(-1).tolist() if p is not None
-                             else [1.0] * n, dtype=torch.float64)
-            shape = () if size is None else (_tuple(size) if not isinstance(size, (_int, numpy.integer)) else (size,))
-            picks = numpy.asarray(sample(w, max(1, math.prod(shape))).tolist(), dtype=numpy.int64)
-            chosen = picks if _type(a) is _int or isinstance(a, numpy.integer) else numpy.asarray(a)[picks]
-            return chosen[0] if size is None else chosen.reshape(shape)
-        return choice
+    def stand_in(self, source):
+        """A function for ``source`` (one of FOREIGN) that answers as it would, with this script's picks."""
+        return _sampler(source, lambda weights, n: self.multinomial(weights, n, source=source))
 
     def method(self):
         script = self
@@ -534,6 +512,32 @@ class Script:
         def multinomial(tensor, num_samples=_MISSING, replacement=False, *, generator=None):
             return script.multinomial(tensor, num_samples, replacement)
         return multinomial
+
+
+def _sampler(source, sample):
+    """A function for ``source`` (one of FOREIGN) that answers as it would, with the token ids ``sample(weights, n)``
+    hands out (a LongTensor of n ids)."""
+    if source == "random.choices":
+        def choices(population, weights=None, *, cum_weights=None, k=1):
+            items = _list(population)
+            if cum_weights is not None:
+                cum = [_float(w) for w in cum_weights]
+                weights = [b - a for a, b in zip([0.0] + cum[:-1], cum)]
+            w = torch.tensor([_float(x) for x in weights] if weights is not None else [1.0] * _count(items),
+                             dtype=torch.float64)
+            return [items[_int(t)] for t in sample(w, _int(k)).tolist()]
+        return choices
+
+    def choice(a, size=None, replace=True, p=None):  # numpy.random.choice
+        import numpy
+        whole = _type(a) is _int or isinstance(a, numpy.integer)  # choice(5): one of range(5)
+        w = torch.tensor(numpy.asarray(p, dtype=numpy.float64).reshape(-1).tolist() if p is not None
+                         else [1.0] * (_int(a) if whole else _count(a)), dtype=torch.float64)
+        shape = () if size is None else (_tuple(size) if not isinstance(size, (_int, numpy.integer)) else (size,))
+        picks = numpy.asarray(sample(w, max(1, math.prod(shape))).tolist(), dtype=numpy.int64)
+        chosen = picks if whole else numpy.asarray(a)[picks]
+        return chosen[0] if size is None else chosen.reshape(shape)
+    return choice
 
 
 class Run:
@@ -772,8 +776,9 @@ def refused(values):
 
 def distribution_problem(values, case, i):
     """Why ``values`` (what was passed to torch.multinomial) is not row i's normalised residual, or None."""
-    if refused(values):
-        return refused(values)
+    said = refused(values)
+    if said:
+        return said
     want = residual(case, i)
     if _close(values, want):
         return None
@@ -970,8 +975,9 @@ def bonus_problem(run, case):
     values = multis[0][1]
     if _close(values, case.row("p", k)):
         return None
-    if refused(values):
-        return refused(values)
+    said = refused(values)
+    if said:
+        return said
     if k > 0 and _close(values, case.row("p", k - 1)):
         return TEXT["bonus"]["row_k_minus_1"].format(row=k - 1, k=k)
     if k > 0 and _close(values, case.row("q", k - 1)):
@@ -1005,7 +1011,7 @@ def sample_steps(function, case, trials, seed):
     total = 0
     torch.rand, torch.multinomial, torch.Tensor.multinomial = _real_rand, _real_multinomial, _real_method
     # FOREIGN's samplers draw from torch's seeded generator too, so the same code gets the same grade
-    put, swaps = _foreign(lambda source: Script().stand_in(
+    put, swaps = _foreign(lambda source: _sampler(
         source, lambda weights, n: _real_multinomial(weights, n, replacement=True)))
     aliases = _aliased(function, swaps)
     try:
