@@ -27,7 +27,7 @@ from grading import ASSIGNMENT  # noqa: E402
 from grading.build import catalogue  # noqa: E402
 from grading.judge import rules, rules23  # noqa: E402
 
-ALWAYS = {"test_visible", "test_visible_m1", "hidden_acceptance_rate", "hidden_mean_length",
+ALWAYS = {"test_visible", "test_visible_m1", "hidden_acceptance_rate", "hidden_mean_length", "hidden_generated_cases",
           "hidden_emitted_distribution", "hidden_first_token_distribution", "hidden_tokens_per_step"}
 LEVEL24 = "level24_residual_and_bonus"
 # Each notebook's checks by the concept they test (Level 23, then Level 24's notebooks 01 and 02).

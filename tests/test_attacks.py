@@ -314,7 +314,7 @@ def test_a_student_past_the_deadline_costs_only_that_student(tmp_path):
     others = ("a-first", "c-next", "d-last", "e-extra-cell")
     assert {s: e for s, e in results.items() if s != "b-slow"} == {s: None for s in others}
     totals = pipeline.totals(pipeline.scores(course))
-    assert all(totals[s]["02_reject_and_break"] == (19.0, 19.0) for s in others)
+    assert all(totals[s]["02_reject_and_break"] == (20.0, 20.0) for s in others)
 
 
 def test_unsafe_mode_warns_before_it_grades(tmp_path):

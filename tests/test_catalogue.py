@@ -56,11 +56,22 @@ def expected_diagnosis(answer):
     return f"Diagnosis: {rules.sentence(answer.diagnosis)}"
 
 
+def with_smallest_case(got, expected, lang="en"):
+    """Whether ``got`` is ``expected`` followed by the smallest generated case it gets wrong (what the run shows
+    directly, which no model of the loop names: grading/judge/diagnosis.py)."""
+    from grading.judge.walk_text import WORDS
+    head = expected.rstrip("\n")
+    lead = WORDS[lang]["smallest"].split("{")[0]
+    rest = got[len(head):].lstrip(".\u3002")
+    return got.startswith(head) and rest.startswith(lead) and got.endswith("\n")
+
+
 @pytest.mark.parametrize("answer", ANSWERS, ids=answer_id)
 def test_the_diagnosis_names_the_answers_own_mistake(graded_course, answer):
     got, expected = cell_output(graded_course, answer, "diagnosis"), expected_diagnosis(answer)
     assert got == expected or (answer.assignment != ASSIGNMENT and got.startswith(expected)
-                               and got[len(expected):].startswith((" (also: ", "\n")))
+                               and got[len(expected):].startswith((" (also: ", "\n"))) or (
+        answer.assignment == ASSIGNMENT and with_smallest_case(got, expected))
 
 
 def test_every_wrong_answer_has_its_own_diagnosis():
@@ -117,4 +128,5 @@ def test_the_chinese_diagnosis_names_the_same_mistake_in_chinese(graded_course, 
     path = graded_course.autograded(answer.student, answer.notebook, ZH)
     cell = next(c for c in nbformat.read(path, as_version=4).cells
                 if c.metadata.get("nbgrader", {}).get("grade_id") == "diagnosis")
-    assert "".join(o.get("text", "") for o in cell.outputs) == f"{words['prefix']}{expected}\n"
+    got = "".join(o.get("text", "") for o in cell.outputs)
+    assert got == f"{words['prefix']}{expected}\n" or with_smallest_case(got, f"{words['prefix']}{expected}\n", "zh")

@@ -10,7 +10,7 @@ import pytest
 from grading import ASSIGNMENT, pipeline
 
 EXPORTER = "--exporter=grading.plugins.export.LMSExport"
-LEVEL23_MAX = 34
+LEVEL23_MAX = 36
 
 
 def canvas_file(path, logins):
@@ -18,7 +18,7 @@ def canvas_file(path, logins):
     the Points Possible row; the last login is a Canvas student who submitted nothing."""
     rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Level 23 (4711)", "Quiz 0 (4700)",
              "Current Score", "Final Score"],
-            ["    Points Possible", "", "", "", "", "34.00", "5.00", "(read only)", "(read only)"]]
+            ["    Points Possible", "", "", "", "", "36.00", "5.00", "(read only)", "(read only)"]]
     rows += [[f"Student, {login}", str(100 + n), f"s{n}", login, "Sec A", "", "4", "", ""]
              for n, login in enumerate(logins)]
     with open(path, "w", newline="") as f:

@@ -355,7 +355,7 @@ def test_one_assignment_through_the_hub(room, browser):
 
     with step("5a. student A fetches the feedback: full marks"):
         tab_a, feedback = fetch_feedback(page_a, room, a)
-        expect(feedback.locator("body")).to_contain_text("Score: 19.0 / 19.0")
+        expect(feedback.locator("body")).to_contain_text("Score: 20.0 / 20.0")
         expect(feedback.locator("body")).to_contain_text("Diagnosis: none")
         shot(page_a.locator("#assignments"), "hub_assignments_tab", height=340)
     with step("5b. student B fetches the feedback: hints, the diagnosis, no hidden code, none of her scripts runs"):
@@ -386,14 +386,14 @@ def test_one_assignment_through_the_hub(room, browser):
     with step("6. gradebook and grades.csv"):
         expected_b = sum(GOLDEN["02-continue-not-break"][NB].values())
         totals = pipeline.totals(pipeline.scores(course))
-        assert totals[a][NB] == (19.0, 19.0)
-        assert totals[b][NB] == (expected_b, 19.0)
-        assert totals[c][NB] == (19.0, 19.0)
+        assert totals[a][NB] == (20.0, 20.0)
+        assert totals[b][NB] == (expected_b, 20.0)
+        assert totals[c][NB] == (20.0, 20.0)
         room.run_as(instructor, "nbgrader", "export", cwd=course)
         rows = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
         for student in (a, b, c):  # both notebooks: 01 was left as fetched
             assert float(rows[student]["raw_score"]) == sum(score for score, _ in totals[student].values())
-            assert float(rows[student]["max_score"]) == 34.0
+            assert float(rows[student]["max_score"]) == 36.0
         times = {s: (course / "submitted" / s / ASSIGNMENT / "timestamp.txt").read_text() for s in (a, b, c)}
         why = (f"due {due}; recorded {times}; A's and B's latest ctimes at the due date {submitted_at}, "
                f"now {({s: latest_ctime(inbound, s) for s in (a, b)})}")

@@ -77,7 +77,35 @@ def test_a_coin_from_a_sampler_the_test_does_not_script_is_told_it_made_no_draw_
 
 def test_accepting_everything_never_blames_continue():
     message = m2("q_over_p")
-    assert "continue" not in message and "ratio" in message
+    assert "continue" not in message and "p/q = 0.1/0.9 = 0.11" in message and "r = 0.9" in message
+
+
+GUESSES = re.compile(r"\?|\bor\b.*\?|\byou used\b|\bis (it|the)\b.*\bor\b", re.I)
+
+
+def test_no_visible_message_guesses_a_cause():
+    """Issue 49: a visible test states what happened on its case; it never asks "is it X or Y?" nor says what the
+    student's code did that the run cannot show (a continue, a reversed comparison)."""
+    for key, text in spec_checks.VISIBLE_MESSAGES.items():
+        assert not GUESSES.search(text), (key, text)
+
+
+def test_a_raising_function_sees_its_own_line():
+    """Issue 49: the visible test names the line of the student's own code an error came from."""
+    import linecache
+    code = ("def verify_draft(draft_probs, target_probs, draft_tokens):\n"
+            "    accepted_tokens = []\n"
+            "    for i in range(draft_probs.shape[1]):\n"
+            "        token_id = int(draft_tokens[i])\n"
+            "        accepted_tokens.append(token_id)\n"
+            "    return accepted_tokens\n")
+    name = "<cell 7>"
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    ns = {"torch": torch}
+    exec(compile(code, name, "exec"), ns)
+    run = spec_checks.run_verify(ns["verify_draft"], spec_checks.visible_case(), draws=[0.5, 0.9])
+    assert run.where == [4, "token_id = int(draft_tokens[i])"]
+    assert run.problem.endswith("at line 4 of your verify_draft cell: token_id = int(draft_tokens[i])"), run.problem
 
 
 def test_right_answers_pass_both_visible_tests():

@@ -36,7 +36,7 @@ def test_continue_costs_its_own_checks_and_each_says_it_follows_from_the_diagnos
     code = next(a.code for nb, a in WRONG if nb == NB2 and a.name == "continue_not_break")
     judge, line = mutants.grade(code, ASSIGNMENT, NB2)
     assert judge.failed == ["test_visible", "hidden_no_draw_after_reject", "hidden_break_not_continue",
-                            "hidden_mean_length"]
+                            "hidden_mean_length", "hidden_generated_cases"]
     said = errors(judge)
     assert said["hidden_break_not_continue"] == ("verify_draft returned [1, 3]: token 3 came back after token 2 "
                                                  "(position 1) was left out, that is, rejected. This follows from the "

@@ -47,7 +47,7 @@ def test_feedback_is_written_for_every_submission(graded_course):
 def test_export_writes_one_row_per_student_with_the_scores(graded_course):
     rows = list(csv.DictReader((graded_course.root / "grades.csv").open()))
     ada = [r for r in rows if r["student_id"] == "demo-ada" and r["assignment"] == ASSIGNMENT]
-    assert len(ada) == 1 and float(ada[0]["score"]) == 34.0 and float(ada[0]["max_score"]) == 34.0
+    assert len(ada) == 1 and float(ada[0]["score"]) == 36.0 and float(ada[0]["max_score"]) == 36.0
     assert {r["assignment"] for r in rows} == set(ASSIGNMENTS)  # every assignment and edition, in one export
 
 

@@ -106,7 +106,7 @@ def autograded(course, student, notebook=NB2):
 
 def test_both_honest_students_get_their_usual_grades(plain_class):
     _, totals, log, _ = plain_class
-    assert totals["a-honest"][NB2] == totals["z-honest"][NB2] == (19.0, 19.0), log[-3000:]
+    assert totals["a-honest"][NB2] == totals["z-honest"][NB2] == (20.0, 20.0), log[-3000:]
 
 
 def test_cells_that_each_stay_under_the_timeout_are_stopped_by_the_notebook_budget(plain_class):
@@ -119,13 +119,13 @@ def test_cells_that_each_stay_under_the_timeout_are_stopped_by_the_notebook_budg
     # interrupt, so its kernel was stopped in an earlier cell"). Either way they name the notebook's budget.
     assert text.count(f"not run: {spent}") >= 12 - NOTEBOOK_BUDGET // 3
     assert f"not checked: {spent}" in text  # the checks count as failed, as after a dead kernel
-    assert totals["m-sleeps"][NB2] == (0.0, 19.0)
+    assert totals["m-sleeps"][NB2] == (0.0, 20.0)
     assert "m-sleeps" in log and spent in log
 
 
 def test_a_students_notebooks_together_are_stopped_by_the_students_budget(plain_class):
     course, totals, _, _ = plain_class
-    assert totals["m-sleeps-in-both"][NB1] == (15.0, 15.0)  # 6 s of sleeps: inside both budgets
+    assert totals["m-sleeps-in-both"][NB1] == (16.0, 16.0)  # 6 s of sleeps: inside both budgets
     spent = f"the grading time budget of this student's assignment ({STUDENT_BUDGET} s, all notebooks together)"
     assert spent in autograded(course, "m-sleeps-in-both", NB2)
     assert totals["m-sleeps-in-both"][NB2][0] < 19
@@ -134,7 +134,7 @@ def test_a_students_notebooks_together_are_stopped_by_the_students_budget(plain_
 @pytest.mark.parametrize("kind", REPAIRED)
 def test_malformed_metadata_is_replaced_by_the_instructors_and_graded(plain_class, kind):
     _, totals, log, _ = plain_class
-    assert totals[f"m-{kind}"][NB2] == (19.0, 19.0), log[-3000:]
+    assert totals[f"m-{kind}"][NB2] == (20.0, 20.0), log[-3000:]
     assert f"Metadata of student 'm-{kind}', notebook {NB2} restored from the instructor's" in log
 
 
@@ -147,7 +147,7 @@ def test_a_notebook_with_no_cells_is_graded_as_the_blank_release(plain_class):
 @pytest.mark.parametrize("kind", UNREADABLE)
 def test_an_unreadable_notebook_scores_zero_alone_and_its_feedback_says_why(plain_class, kind):
     course, totals, log, _ = plain_class
-    assert totals[f"m-{kind}"][NB2] == (0.0, 19.0)
+    assert totals[f"m-{kind}"][NB2] == (0.0, 20.0)
     assert f"Notebook {NB2}.ipynb for student 'm-{kind}' cannot be read" in log
     page = (course / "feedback" / f"m-{kind}" / ASSIGNMENT / f"{NB2}.html").read_text()
     assert "the grader could not read it as a notebook" in page and "this is not JSON" not in page
@@ -185,7 +185,7 @@ def test_make_grade_refuses_an_id_with_a_space_and_the_report_has_no_false_line(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"NOT GRADED {odd!r}: {grade.refusal(ASSIGNMENT, odd)}" in proc.stdout
     assert "it contains a space" in proc.stdout and ids.RULE in proc.stdout
-    assert pipeline.totals(pipeline.scores(course)) == {"bob": {NB1: (0.0, 15.0), NB2: (19.0, 19.0)}}
+    assert pipeline.totals(pipeline.scores(course)) == {"bob": {NB1: (0.0, 16.0), NB2: (20.0, 20.0)}}
     assert not pipeline.scores(course, assignment="level24_residual_and_bonus")
     page = (course / "reports" / "index.html").read_text()
     assert "bob (level24_residual_and_bonus)" not in page

@@ -210,7 +210,10 @@ OWN_CASES = [
                                      "\n            continue")]),
     (NB2, "drops_repeated_tokens", [("accepted_tokens.append(token_id)\n            continue",
                                      "if token_id not in accepted_tokens:\n                accepted_tokens.append(token_id)"
-                                     "\n            continue")]),
+                                     "\n            continue"),  # both appends: a repeat the coin accepts too
+                                    ("accepted_tokens.append(token_id)\n        else",
+                                     "if token_id not in accepted_tokens:\n                accepted_tokens.append(token_id)"
+                                     "\n        else")]),
     (NB1, "indexes_token_then_position", [("p = target_probs[i, token_id].item()",
                                            "p = target_probs[token_id, i].item()"),
                                           (READ, "q = draft_probs[token_id, i].item()")]),

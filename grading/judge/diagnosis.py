@@ -85,9 +85,18 @@ def _line(notebook, judge, table, assignment):
     words = _frame(lang)
     if level(assignment) == 24 or judge.kernel_gone or not [c for c in judge.failed if c is not None]:
         return rules.line(judge, level(assignment), lang)
+    from grading.judge import generated
+    from grading.judge.walk_text import WORDS
     text = rules23.line_text(judge, notebook, assignment, table if table is not None else load())
+    smallest = generated.summary(judge)
+    if text is not None and smallest is not None and not (judge.diagnosed or {}).get("mistakes"):
+        # no model names the mistake: what the run shows, then the smallest generated case it gets wrong
+        end = "" if text.endswith((".", "。")) else "." if lang == "en" else "。"
+        return words["prefix"] + text + end + WORDS[lang]["smallest"].format(summary=smallest)
     if text is not None:
         return words["prefix"] + text
+    if smallest is not None:
+        return words["prefix"] + WORDS[lang]["unknown_case"].format(summary=smallest)
     failed = ", ".join(dict.fromkeys(c for c in judge.failed if c is not None))
     return words["prefix"] + words["unknown"].format(checks=failed)
 
@@ -139,6 +148,7 @@ def judge_of(code, notebook, source_dir, outputs=None):
         except Exception:
             pass  # a broken answer cell: its function is missing, and every check says so
         judge = Judge(helpers_path, lambda request: answer(helpers, user_ns, request))
+        judge.solutions = [code]
         for cell in cells:
             if is_test_cell(cell):
                 meta = cell.metadata.get("nbgrader", {})

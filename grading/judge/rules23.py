@@ -165,6 +165,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             row = t
         if row >= len(P) or row >= len(Q) or row < -len(P):
             return out, used, "IndexError"
+        if "index_swapped" in mistakes and i >= len(P[row]):  # the position as the column, past the vocabulary
+            return out, used, "IndexError"
         p, q = (P[row][i], Q[row][i]) if "index_swapped" in mistakes else (P[row][t], Q[row][t])
         if "swapped_pq" in mistakes:  # p read from the draft, q from the target
             p, q = q, p
@@ -186,8 +188,8 @@ def model(case, draws, notebook, mistakes=frozenset()):
             accept = p <= q
         elif "swapped_branches" in mistakes:  # the outright accept where p < q; the coin (always true) where p >= q
             accept = p < q
-        elif "equal_only" in mistakes:  # whole rows compared: only p == q makes every entry agree
-            accept = p == q
+        elif "equal_only" in mistakes:  # whole rows compared, (target_probs[i] >= draft_probs[i]).all(): two
+            accept = all(a >= b for a, b in zip(P[row], Q[row]))  # distributions only when equal (p == q then too)
         elif "strict_greater" in mistakes:
             accept = p > q
         elif "ratio" in mistakes:  # p / q >= 1
@@ -528,11 +530,12 @@ def replayed(mistakes, runs, notebook):
     return explained
 
 
-def fired(calls, failed, notebook, samples=()):
+def fired(calls, failed, notebook, samples=(), fits=None):
     """[(rule, explained checks)]: the model that agrees with the function on the most calls, among those that
     show on every call where they could (one of them a failed check's) and do what the function did on every
     call where it went wrong; a single mistake before a pair that agrees no more often. Two that fit equally
-    well name nothing."""
+    well name nothing. ``fits(mistakes)``: whether a model also does what the function did elsewhere (the generated
+    cases, grading/judge/generated.py); a model that does not is not a candidate."""
     failed = set(failed)
     found, agree, deviating = evidence(calls, notebook)
     candidates = []
@@ -544,6 +547,8 @@ def fired(calls, failed, notebook, samples=()):
             candidates.append((-len(agree[name]), "+" in name, name, explained))
     candidates.sort(key=lambda x: x[:3])
     rules = _rules(notebook)
+    if fits is not None:
+        candidates = [c for c in candidates if fits(frozenset().union(*(rules[n] for n in c[2].split("+"))))]
     kept = []  # the best that the runs with real randomness, replayed, do not contradict, and one as good if any
     for c in candidates[:8]:
         if kept and c[:2] != kept[0][:2] or len(kept) == 2:
@@ -556,7 +561,7 @@ def fired(calls, failed, notebook, samples=()):
         runs = [(check, case, trials, seed, result, _sampled(case, trials, seed, notebook, frozenset()))
                 for check, case, trials, seed, result in _runs(samples) if check in failed]
         for name, mistakes in rules.items():
-            if not runs or not scripted <= agree.get(name, set()):
+            if not runs or not scripted <= agree.get(name, set()) or fits is not None and not fits(frozenset(mistakes)):
                 continue
             explained = replayed(frozenset(mistakes), runs, notebook)
             if explained:
@@ -648,8 +653,11 @@ def line_text(judge, notebook, assignment=ASSIGNMENT, table=None):
     error = rules.raised(judge.calls, lang, everywhere=True)  # an error in every call hides whatever else it would do
     if error is not None:
         return error
-    try:
-        chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook, judge.samples)
+    from grading.judge import generated
+    made = getattr(judge, "generated", None)
+    try:  # a model names its mistake only when it also does what the function did on every generated case
+        chosen = fired(judge.calls, [c for c in judge.failed if c is not None], notebook, judge.samples,
+                       fits=lambda mistakes: generated.reproduces(made, mistakes))
     except Exception:  # a model that cannot follow this run names nothing; the line says it cannot tell
         chosen = []
     parts = []

@@ -221,6 +221,8 @@ class Judge:
         self.words = grader_text.ENGLISH  # the grader's messages: the edition's (SandboxedExecute sets them)
         self.hidden = False    # True while the hidden part of a test cell runs
         self.shown = not_shown(self.helpers.HIDDEN_TEXT["value"])
+        self.generated = None  # the generated cases' Result (grading/judge/generated.py), once its check has run
+        self.solutions = []    # the submission's answer cells, as submitted: an error's line is read from these
 
     def _remote_module(self):
         helpers = self.helpers
@@ -228,7 +230,39 @@ class Judge:
         remote.__dict__.update({k: v for k, v in vars(helpers).items() if not k.startswith("__")})
         for name in helpers.REMOTE_HELPERS:
             setattr(remote, name, self._remote_helper(name))
+        if "run_cases" in helpers.REMOTE_HELPERS:  # the grader's own check, which no student folder holds
+            remote.check_generated = self._check_generated
         return remote
+
+    def run_cases(self, function, cases, scripts):
+        """Runs of the student's ``function`` on each of ``cases`` (one request), as the grader reads them (not
+        hidden: the generated check writes its own message)."""
+        if not isinstance(function, StudentFunction):
+            raise TypeError("run_cases needs the student's function")
+        reply = self.call({"helper": "run_cases", "function": function.name, "case": cases.wire,
+                           "args": [scripts], "kwargs": {}})
+        status = reply.get("status") if isinstance(reply, dict) else None
+        if status == "missing":
+            raise NameError(self.words["not_defined"].format(name=function.name))
+        if status != "ok":
+            raise KernelGone(self.words["no_valid_answer"])
+        try:
+            return self.helpers.from_wire("run_cases", decode(reply.get("data")), cases, (scripts,), {},
+                                          function.name)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise KernelGone(self.words["kernel_sent"].format(error=exc)) from None
+
+    def _check_generated(self, function, mission):
+        from grading.judge import generated
+        generated.check(self, function, mission)
+
+    def line_of(self, function, line):
+        """The submitted text of line ``line`` of the answer cell that defines ``function``, or None."""
+        for source in self.solutions:
+            if f"def {function}" in source:
+                lines = source.splitlines()
+                return lines[line - 1].strip()[:120] if 0 < line <= len(lines) else None
+        return None
 
     def _remote_helper(self, helper):
         def remote(function, case, *args, **kwargs):

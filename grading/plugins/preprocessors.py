@@ -1032,6 +1032,8 @@ class SandboxedExecute(ResilientExecute):
         helpers = Path(self.source_dir.format(assignment=assignment)) / self.helpers_file
         self._judge = verdicts.Judge(helpers, self._call)
         self._judge.words = grader_text.words(assignment)
+        self._judge.solutions = [cell.source for cell in nb.cells if cell.cell_type == "code"
+                                 and cell.metadata.get("nbgrader", {}).get("solution")]
         self._sandboxed = not sandbox.unsafe()
         problem = sandbox.check_once() if self._sandboxed else None
         if problem:

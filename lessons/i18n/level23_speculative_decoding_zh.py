@@ -15,13 +15,13 @@ code identifiers stay as they are.
 
 CELLS = {
     "01_accept_branch": {
-        "title": ("2835b68f", """
+        "title": ("65ed72c7", """
 # Level 23 · 投机解码 · Mission 1：接受分支
 
 一个小的**草稿**模型连续提出 `K` 个 token；一个大的**目标**模型一次性检查它们全部。本关讲的就是这次检查，
 也就是*验证步骤*：哪些草稿 token 能留下来。在这个 notebook 里，你先写出它的前一半。
 
-**本 notebook 共 15 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 12 分。
+**本 notebook 共 16 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 13 分。
 
 怎么做：从上到下运行每个单元格（用**运行 ▸ 运行所有单元格**即可），回答小测验，然后填写标有
 `YOUR CODE HERE` 的单元格。提交之前，点工具栏里的 **Validate** 按钮：它会像批改程序一样运行整个 notebook。
@@ -113,7 +113,7 @@ CELLS = {
 读取可见测试位置 0 的 `p` 和 `q`（第 0 行、第 10 列）。你应该看到 `p = 0.8`、`q = 0.5`，所以 token 10 被无条件接受。
 把 `i` 改成 1 或 2，再运行一次。
 """),
-        "todo-1": ("9bd0a2cd", """
+        "todo-1": ("462ad1e7", """
 ## TODO 1：接受分支
 
 完成下面的 `verify_draft`。循环和 `p`、`q` 的读取已经给出。你要写的部分：**当 `p >= q` 时，把 `token_id` 追加到
@@ -124,7 +124,7 @@ CELLS = {
 
 如果测试报错：
 - *位置 0 没有被接受*：检查比较方向是否写反（`p >= q` 才接受），以及读取的行和列；
-- *位置 1 被接受了*：只在 `p >= q` 时追加，并且要先比较、再追加；
+- *token 20 出现了，但位置 1 的 p = 0.4 < q = 0.5*：只在 `p >= q` 时追加，并且要先比较、再追加；
 - 第二个用例中*只返回了 [10]*：追加之后要 `continue` 到下一个位置；
 - *停在位置 2，而那里 p == q*：`p >= q` 包含相等；
 - *`accepted_tokens` 中出现错误 token*（不是草稿 token_id 的值）：检查追加的是不是 `token_id`，而不是 `i` 或 `p`；
@@ -140,17 +140,18 @@ CELLS = {
 - 第二个用例中位置 0、1、2 都有 `p >= q`（最后一个是 `p == q`），位置 3 有 `p < q`。期望：`[10, 20, 30]`。
 - 第三个用例的三个位置（包括最后一个）都有 `p >= q`：每个 token 都要返回。期望：`[10, 20, 30]`。
 """),
-        "hidden-checks": ("f965ca4f", """
+        "hidden-checks": ("d99b79af", """
 ## 隐藏检查
 
 首先是诊断：用一行文字指出你的函数犯了哪一种已知错误（如果能认出来）。它下面的单元格在这里看起来是空的；
 批改你的 notebook 时，它们各检查一种行为（每项 1 分）：`p == q`；所有位置都接受；在第一个 `p < q` 处停止；
 `q == 0`；空草稿；`draft_tokens` 为 `torch.LongTensor`；读取第 `i` 行；追加 token_id；从不调用 `torch.rand`；
-不修改输入；返回普通列表；以及一个不同于可见用例的草稿。
+不修改输入；返回普通列表；以及一个不同于可见用例的草稿。最后一个单元格把你的函数和规则放在一起，
+在大约 250 个生成的草稿上运行，并给出二者结果不一致的最小一例。
 """),
     },
     "02_reject_and_break": {
-        "title": ("210bc462", """
+        "title": ("25ddf646", """
 # Level 23 · 投机解码 · Mission 2：拒绝并 break
 
 在 Mission 1 中，每个 `p < q` 的位置都直接停止循环。这样会丢掉本该留下的 token：草稿模型虽然过于自信，这个 token 却仍可能是对的。
@@ -160,7 +161,7 @@ CELLS = {
 （归一化后）中抽取一个*修正* token；当 `K` 个草稿全部被接受时，它会从目标模型的下一行再抽取一个额外（bonus）token。
 有了这两个 token，输出才精确服从目标模型，但它们不属于本关：这里你写的是它们之前的那段前缀。
 
-**本 notebook 共 19 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 16 分。
+**本 notebook 共 20 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 17 分。
 
 从上到下运行单元格，玩一玩数轴，填写标有 `YOUR CODE HERE` 的单元格，提交前点 **Validate**。
 """),
@@ -257,7 +258,7 @@ CELLS = {
 
 下面的单元格直接从张量里打印每个位置的数值。请先自己判断每个位置的结果（用哪个随机数、接受还是拒绝、在哪里停下），再对照上面的表格。
 """),
-        "official-problem": ("f0d74902", """
+        "official-problem": ("ea54c52e", """
 ## 官方题目：`verify_draft`
 
 写出整个函数。它有两个 TODO：
@@ -266,7 +267,7 @@ CELLS = {
 - **TODO 2**：否则抽一次 `r = torch.rand(1).item()`；若 `r < p / q` 则追加 `token_id`，否则 `break`。
 
 如果测试报错：
-- *每个 token 都被接受了*：检查比值（`p / q`，不是 `q / p`）和比较（`r < p / q`）；
+- *token 30 出现了*：检查比值（`p / q`，不是 `q / p`）和比较（`r < p / q`）；
 - *token 30 被拒绝后 token 40 又出现了*：拒绝时你用了 `continue`，应该用 `break`；
 - *位置 0 提前消耗了第一个随机数*：只在 `p < q` 处抽随机数；
 - *位置 1 在 r = 0.5 时被拒绝*：检查比较符号是否写反，以及是否读取了第 `i` 行；
@@ -298,7 +299,7 @@ $$E[\text{接受数}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
 并把平均值和这个数比较。你可以自己检查：下面的单元格用真实的 `torch.rand` 运行你的 `verify_draft` 2,000 次
 （如果它一直不返回，几秒后会被停止）。
 """),
-        "hidden-checks": ("30a2d9ff", """
+        "hidden-checks": ("c4a38fba", """
 ## 隐藏检查
 
 首先是诊断：用一行文字指出你的函数犯了哪一种已知错误（如果能认出来）。它下面的单元格在这里看起来是空的；
@@ -306,6 +307,7 @@ $$E[\text{接受数}] = \sum_{i} \prod_{j \le i} \min(1, p_j/q_j).$$
 `token_id` 列读取；拒绝之后不再抽取；每次只抽一个值；`r == p/q` 时拒绝；`p == 0` 时拒绝；用 `break` 而不是
 `continue`；掷硬币成功就追加；全部接受的草稿；`q == 0`；空草稿；`torch.LongTensor` 形式的 token；
 不修改输入；一个不同于可见用例的草稿；以及在固定种子下用真实的 `torch.rand` 检查接受率和平均接受长度。
+最后一个单元格把你的函数和规则放在一起，在大约 250 个生成的草稿上运行，并给出二者结果不一致的最小一例。
 """),
     },
 }
@@ -348,6 +350,14 @@ COMMENTS = {
     "Hidden check: accepted_tokens holds token ids (not probabilities, not positions), a token drafted twice kept twice.":
         "隐藏检查：accepted_tokens 里是 token id（不是概率，也不是位置）；同一个 token 被提出两次，就保留两次。",
     "Hidden check: Mission 1 never calls torch.rand.": "隐藏检查：Mission 1 从不调用 torch.rand。",
+    "Hidden check: on about 250 generated drafts, verify_draft does what the rule does: the same tokens, "
+    "the same number of draws. The drafts have 0 to 5 positions over 2 to 6 token ids: ties, p == 0, q == 0, each "
+    "followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows "
+    "the smallest draft where they part, position by position.":
+        "隐藏检查：在大约 250 个生成的草稿上，verify_draft 的做法与规则相同：返回的 token 相同，抽取次数也相同。"
+        "这些草稿有 0 到 5 个位置、2 到 6 个 token id，包括 p == q、p == 0、q == 0（后面都还跟着别的位置）、"
+        "同一个 token 被提出两次、列表和张量两种形式，以及落在边界上的随机数。未通过时，会给出二者结果不一致的最小草稿，"
+        "并逐个位置走一遍。",
     "Hidden check: the input tensors and the token list are left unchanged.": "隐藏检查：输入张量和 token 列表保持不变。",
     "Hidden check: the result is a plain Python list of ints, also when draft_tokens is a torch.LongTensor.":
         "隐藏检查：结果是由 int 组成的普通 Python 列表，draft_tokens 是 torch.LongTensor 时也一样。",
@@ -459,6 +469,8 @@ HELPERS = {
             "rand_replaced": "你的代码替换了 torch.rand：请用 torch.rand(1).item() 抽取，不要改动 torch.rand 本身",
             "not_written": "NotImplementedError：verify_draft 还没有写；把 raise 那一行换成你的代码",
             "raised": "verify_draft 抛出了 {error}",
+            "raised_at": "verify_draft 抛出了 {error}，出错的是你的 verify_draft 单元格第 {line} 行：{code}",
+            "raised_line": "verify_draft 抛出了 {error}，出错的是你的 verify_draft 单元格第 {line} 行",
             "not_ids": "verify_draft 返回的列表里有不是 token_id（int）的东西：{result}；请追加 token_id",
             "not_list": "verify_draft 应当返回由 token_id 组成的普通 Python 列表，但它返回了 {type}：{result}",
             "not_list_short": "verify_draft 应当返回由 token_id 组成的普通 Python 列表",
@@ -475,25 +487,26 @@ HELPERS = {
             "not_token_ids": "结果 {tokens} 中有不是草稿 token_id 的值：请追加 token_id（不是位置 i，也不是 p）。",
             "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，"
                                   "p 和 q 在 [i, token_id] 读取。",
-            "accepted_p_below_q": "得到 {tokens}：位置 1（p = 0.4 < q = 0.5）被接受了。只在 p >= q 时追加 token_id，"
-                                  "而且要先比较：是比较方向写反了，还是追加写在了比较之前？",
-            "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q，你却只返回了 {tokens}。每个 p >= q 的位置都要接受："
-                                    "追加之后用 continue 进入下一个位置（没有它，程序会继续执行到预先写好的 break），"
-                                    "并对每个 i 在 [i, token_id] 读取 p 和 q。",
+            "accepted_p_below_q": "得到 {tokens}：token 20 出现了，但位置 1 的 p = 0.4 < q = 0.5，Mission 1 在这里停止"
+                                  "（预先写好的 break），只保留之前接受的 token。",
+            "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q（在 [i, token_id] 读取：0.8 >= 0.5、0.6 >= 0.3、"
+                                    "0.5 >= 0.5），三个都应接受，你却只返回了 {tokens}。",
             "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等："
                                 "p >= q 时接受，不是 p > q。",
-            "kept_after_stop": "得到 {tokens}：token 40 出现了，但位置 1（p < q）本应停止循环。保留预先写好的 break："
-                               "Mission 1 在第一个 p < q 处停止。",
+            "kept_after_stop": "得到 {tokens}：token 40 出现了，但 Mission 1 在位置 1（p = 0.4 < q = 0.5）停止，"
+                               "之后的 token 都不保留。",
             "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
-            "accepted_all": "得到 {tokens}：每个 token 都被接受了，包括 token 30，而那里 p/q = 0.11、r = 0.9。检查比值"
-                            "（p / q，不是 q / p）和比较（只在 r < p / q 时接受）。",
-            "never_drew": "torch.rand 一次也没有被调用：用 torch.rand(1).item() 抽取 r。",
-            "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了。拒绝之后你用了 continue；应该用 break。",
+            "accepted_all": "得到 {tokens}：token 30 出现了，但在位置 2，p/q = 0.1/0.9 = 0.11，那里抽到的 r = 0.9："
+                            "r < p/q 不成立，所以 token 30 被拒绝，循环停止。",
+            "never_drew": "在这个用例上 torch.rand 一次也没有被调用，而位置 1 和 2 都是 p < q（0.4 < 0.5，0.1 < 0.9）："
+                          "这两个位置各要抽取一次 r = torch.rand(1).item()。",
+            "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了（token 30 处 r = 0.9 >= p/q = 0.11）。"
+                         "一旦拒绝，之后的 token 都不再保留：循环在那里停止。",
             "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。"
                            "测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用："
                            "p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
-            "position1_rejected": "得到 {tokens}：位置 1 在 r = 0.5 时被拒绝，而那里 r < p/q = 0.8。检查比较"
-                                  "（r < p / q 时接受），以及是否读取了第 i 行。",
+            "position1_rejected": "得到 {tokens}，只抽取了一次：位置 1 在 r = 0.5 时被拒绝，而 r = 0.5 < p/q = 0.4/0.5 = 0.8，"
+                                  "token 20 在那里应当被接受。",
             "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
             "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数："
                               "请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",

@@ -13,7 +13,7 @@
 # them at once. This level is about that check, the *verification step*: which drafted tokens
 # survive. In this notebook you write the first half of it.
 #
-# **This notebook is worth 15 points**: 3 for the visible test under your answer, and 12 for
+# **This notebook is worth 16 points**: 3 for the visible test under your answer, and 13 for
 # hidden checks that run when your work is graded.
 #
 # How to work: run the cells from top to bottom (**Run ▸ Run All Cells** is fine), answer the
@@ -190,7 +190,8 @@ print(f"row {i}, column {token_id}: p = {p:.1f}, q = {q:.1f}, p >= q: {p >= q}")
 # If the test complains:
 # - *position 0 was not accepted*: check the direction of your comparison (`p >= q` accepts), and
 #   the row and column you read;
-# - *position 1 was accepted*: append only when `p >= q`, and only after comparing;
+# - *token 20 came back, although position 1 has p = 0.4 < q = 0.5*: append only when `p >= q`, and only
+#   after comparing;
 # - *you returned only [10]* on the second case: after appending, `continue` to the next position;
 # - *stopping at position 2, where p == q*: `p >= q` includes equality;
 # - *a wrong token in `accepted_tokens`* (values that are not drafted token ids):
@@ -246,7 +247,8 @@ print(spec_checks.say("m1_passed"))
 # each (1 point each): `p == q`; every position accepted; stopping at the first `p < q`;
 # `q == 0`; an empty draft; `draft_tokens` as a `torch.LongTensor`; reading row `i`; appending
 # token ids; never calling `torch.rand`; leaving the inputs unchanged; returning a plain list;
-# and a draft that is not the visible one.
+# and a draft that is not the visible one. The last cell runs your function on about 250
+# generated drafts beside the rule, and shows the smallest one where they part.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
@@ -347,4 +349,10 @@ for tokens_as in ("list", "tensor"):
 visible = spec_checks.run_verify(verify_draft, spec_checks.visible_case(), draws=[])
 renamed = spec_checks.run_verify(verify_draft, spec_checks.relabelled(spec_checks.visible_case(), [44, 2, 49, 7], vocab=50), draws=[])
 spec_checks.check_relabelled(renamed, visible)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_generated_cases", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: on about 250 generated drafts, verify_draft does what the rule does: the same tokens, the same number of draws. The drafts have 0 to 5 positions over 2 to 6 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.
+### BEGIN HIDDEN TESTS
+spec_checks.check_generated(verify_draft, mission=1)
 ### END HIDDEN TESTS

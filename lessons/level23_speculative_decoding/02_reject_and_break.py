@@ -20,7 +20,7 @@
 # the target's next row. Those two tokens make the output follow the target model exactly, and
 # they are not part of this level: here you write the prefix that comes before them.
 #
-# **This notebook is worth 19 points**: 3 for the visible test under your answer, and 16 for
+# **This notebook is worth 20 points**: 3 for the visible test under your answer, and 17 for
 # hidden checks that run when your work is graded.
 #
 # Run the cells from top to bottom, play with the number line, fill in the cell marked
@@ -181,7 +181,7 @@ print("the scripted draws, in the order they are used: ", [0.5, 0.9], sep="")
 #   and `break` if not.
 #
 # If the test complains:
-# - *every token was accepted*: check the ratio (`p / q`, not `q / p`) and the comparison (`r < p / q`);
+# - *token 30 came back*: check the ratio (`p / q`, not `q / p`) and the comparison (`r < p / q`);
 # - *token 40 came back after token 30 was rejected*: you used `continue` where a rejection needs `break`;
 # - *position 0 used up the first draw*: draw only where `p < q`;
 # - *position 1 was rejected with r = 0.5*: check the comparison and that you read row `i`;
@@ -265,7 +265,8 @@ print(f"average accepted: {mean_length:.2f}   expected: {spec_checks.expected_le
 # value per draw; `r == p/q` rejects; `p == 0` rejects; `break`, not `continue`; a successful
 # coin appends; an all-accepted draft; `q == 0`; an empty draft; a `torch.LongTensor` of tokens;
 # unchanged inputs; a draft that is not the visible one; and, with the real `torch.rand` under a
-# fixed seed, the acceptance rate and the mean accepted length.
+# fixed seed, the acceptance rate and the mean accepted length. The last cell runs your
+# function on about 250 generated drafts beside the rule, and shows the smallest one where they part.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
@@ -393,4 +394,10 @@ spec_checks.check_rate(spec_checks.sample_runs(verify_draft, case, trials=4000, 
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([(1, 0.3, 0.6), (2, 0.5, 0.5), (3, 0.2, 0.8), (4, 0.9, 0.1)])
 spec_checks.check_mean(spec_checks.sample_runs(verify_draft, case, trials=4000, seed=2314), case, trials=4000)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_generated_cases", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: on about 250 generated drafts, verify_draft does what the rule does: the same tokens, the same number of draws. The drafts have 0 to 5 positions over 2 to 6 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.
+### BEGIN HIDDEN TESTS
+spec_checks.check_generated(verify_draft, mission=2)
 ### END HIDDEN TESTS

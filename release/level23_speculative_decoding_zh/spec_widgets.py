@@ -442,8 +442,9 @@ class Row:
     verdict: str
 
 
-def replay_rows(case=None, draws=VISIBLE_DRAWS):
-    """The reference verification of ``case``, position by position, with scripted draws."""
+def replay_rows(case=None, draws=VISIBLE_DRAWS, mission=2):
+    """The reference verification of ``case``, position by position, with scripted draws (``mission=1``: stop at the
+    first p < q without a draw, as Mission 1's given break does)."""
     case = case or visible_case()
     rows, draws, stopped = [], list(draws), False
     for i, (token_id, _, _) in enumerate(case.positions):
@@ -455,6 +456,10 @@ def replay_rows(case=None, draws=VISIBLE_DRAWS):
             continue
         if p >= q:
             rows.append(Row(i, token_id, p, q, ratio, TEXT["no_draw"], TEXT["accept"]))
+            continue
+        if mission == 1:
+            rows.append(Row(i, token_id, p, q, ratio, TEXT["no_draw"], TEXT["reject_break"]))
+            stopped = True
             continue
         r = draws.pop(0) if draws else None
         if r is not None and r < ratio:
@@ -481,18 +486,22 @@ class _PositionTrackingRand(ScriptedRand):
         return super().draw(shape, source)
 
 
-def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS):
+def student_trace(verify_draft, case=None, draws=VISIBLE_DRAWS, mission=2):
     """Run ``verify_draft`` with scripted draws; say which position used each draw."""
     case = case or visible_case()
     fake = _PositionTrackingRand(draws)
     run = run_verify(verify_draft, case, rand=fake)
-    expected = [row.position for row in replay_rows(case, draws) if row.draw not in (TEXT["no_draw"], "-")]
+    rows = replay_rows(case, draws, mission)
+    expected = [row.position for row in rows if row.draw not in (TEXT["no_draw"], "-")]
+    kept = [row.token_id for row in rows if row.verdict in (TEXT["accept"], TEXT["accept_continue"])]
     return dict(result=run.result, error=run.error, calls=run.calls,
-                positions=fake.positions, expected_positions=expected)
+                positions=fake.positions, expected_positions=expected, expected_result=kept)
 
 
-def trace_messages(trace, expected_result=(10, 20)):
+def trace_messages(trace, expected_result=None):
     """Plain-language differences between a student's draws and the expected ones."""
+    if expected_result is None:
+        expected_result = trace.get("expected_result", (10, 20))
     notes = []
     if trace["error"]:
         notes.append(TEXT["trace_raised"].format(error=trace["error"]))
@@ -516,8 +525,8 @@ def trace_messages(trace, expected_result=(10, 20)):
 SKIPPED_ROW = " class='skipped' style='color:#999;font-style:italic'"
 
 
-def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
-    rows = replay_rows(case, draws)
+def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS, mission=2):
+    rows = replay_rows(case, draws, mission)
     body = "".join(
         f"<tr{SKIPPED_ROW if r.verdict == TEXT['never_verified'] else ''}><td>{r.position}</td><td>{r.token_id}</td>"
         f"<td>{r.p:.2f}</td><td>{r.q:.2f}</td><td>{'>= 1' if r.ratio >= 1 else f'{r.ratio:.2f}'}</td>"
@@ -526,15 +535,16 @@ def replay_html(verify_draft=None, case=None, draws=VISIBLE_DRAWS):
     table = f"<table class='spec-replay'><tr>{head}</tr>{body}</table>"
     if verify_draft is None:
         return table
-    trace = student_trace(verify_draft, case, draws)
+    trace = student_trace(verify_draft, case, draws, mission)
     items = "".join(f"<li>{html.escape(m)}</li>" for m in trace_messages(trace))
     summary = TEXT["trace_summary"].format(result=html.escape(repr(trace["result"])), calls=trace["calls"],
                                            positions=trace["positions"])
     return table + f"<p>{summary}</p><ul class='spec-trace'>{items}</ul>"
 
 
-def show_replay(verify_draft=None):
-    """Display the replay of the visible test (and of ``verify_draft``, if given)."""
+def show_replay(verify_draft=None, case=None, draws=VISIBLE_DRAWS, mission=2):
+    """Display the replay of the visible test (and of ``verify_draft``, if given), or of ``case`` with ``draws``:
+    a failed generated check prints the call that replays its smallest case."""
     from IPython.display import HTML, display
 
-    display(HTML(replay_html(verify_draft)))
+    display(HTML(replay_html(verify_draft, case, draws, mission)))

@@ -40,6 +40,8 @@ TEXT = {
         "rand_replaced": "your code replaced torch.rand: draw with torch.rand(1).item() and leave torch.rand itself alone",
         "not_written": "NotImplementedError: verify_draft is not written yet; replace the raise line with your code",
         "raised": "verify_draft raised {error}",
+        "raised_at": "verify_draft raised {error}, at line {line} of your verify_draft cell: {code}",
+        "raised_line": "verify_draft raised {error}, at line {line} of your verify_draft cell",
         "not_ids": "verify_draft returned a list that holds something other than token ids (ints): {result}; "
                    "append token_id",
         "not_list": "verify_draft should return a plain Python list of token ids, but it returned a {type}: {result}",
@@ -58,28 +60,28 @@ TEXT = {
                          "(not the position i, not p).",
         "first_not_accepted": "Got {tokens}: position 0 (p = 0.8 >= q = 0.5) was not accepted. Append token_id when "
                               "p >= q, with p and q read at [i, token_id].",
-        "accepted_p_below_q": "Got {tokens}: position 1 (p = 0.4 < q = 0.5) was accepted. Append token_id only when "
-                              "p >= q, after comparing: is the comparison reversed, or the append before it?",
-        "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q, but you returned only {tokens}. "
-                                "Every p >= q position is accepted: after appending, go on to the next position with "
-                                "continue (without it the loop reaches the given break), and read p and q at "
-                                "[i, token_id] for each i.",
+        "accepted_p_below_q": "Got {tokens}: token 20 came back, although position 1 has p = 0.4 < q = 0.5, where "
+                              "Mission 1 stops (the given break) and keeps only what it accepted before.",
+        "stopped_after_accept": "Second case: positions 0, 1 and 2 all have p >= q (0.8 >= 0.5, 0.6 >= 0.3, "
+                                "0.5 >= 0.5, each read at [i, token_id]), so all three are accepted, but you returned "
+                                "only {tokens}.",
         "stopped_at_equal": "Second case: you returned {tokens}, stopping at position 2, where p == q = 0.5. p >= q "
                             "includes equality: accept when p >= q, not p > q.",
-        "kept_after_stop": "Got {tokens}: token 40 came back although position 1 (p < q) must stop the loop. Keep the "
-                           "given break: Mission 1 stops at the first p < q.",
+        "kept_after_stop": "Got {tokens}: token 40 came back, although position 1 (p = 0.4 < q = 0.5) stops Mission 1 "
+                           "and nothing after it is kept.",
         "m1_other": "Expected [10] for the first case and [10, 20, 30] for the second; got {tokens}.",
-        "accepted_all": "Got {tokens}: every token was accepted, also token 30, where p/q = 0.11 and r = 0.9. Check the "
-                        "ratio (p / q, not q / p) and the comparison (accept only when r < p / q).",
-        "never_drew": " torch.rand was never called: draw r with torch.rand(1).item().",
-        "continued": "Got {tokens}: token 40 came back after token 30 was rejected. You used continue after a rejection; "
-                     "use break.",
+        "accepted_all": "Got {tokens}: token 30 came back, although at position 2 p/q = 0.1/0.9 = 0.11 and the draw "
+                        "there is r = 0.9: r < p/q fails, so token 30 is rejected and the loop stops.",
+        "never_drew": " torch.rand was not called on this case, though positions 1 and 2 have p < q (0.4 < 0.5 and "
+                      "0.1 < 0.9): each of them takes one draw, r = torch.rand(1).item().",
+        "continued": "Got {tokens}: token 40 came back after token 30 was rejected (r = 0.9 >= p/q = 0.11 there). "
+                     "After a rejection nothing more is kept: the loop stops there.",
         "coin_p_ge_q": "torch.rand was called {calls} time(s) on a draft where every position has p >= q (tokens "
                        "10, 20, 30). The test hands one scripted value to each torch.rand(1) call, one per p < q "
                        "position, in position order: accept a p >= q position without a draw (with p and q read at "
                        "[i, token_id]).",
-        "position1_rejected": "Got {tokens}: position 1 was rejected with r = 0.5, although r < p/q = 0.8 there. Check "
-                              "the comparison (accept when r < p / q) and that you read row i.",
+        "position1_rejected": "Got {tokens} after one draw: position 1 was rejected with r = 0.5 drawn, although "
+                              "r = 0.5 < p/q = 0.4/0.5 = 0.8 accepts token 20 there.",
         "draws": "Got [10, 20] with {calls} draw(s); expected exactly 2, at positions 1 and 2 (p < q).",
         "no_torch_draws": "Got [10, 20] without a single draw the test could script. The test scripts torch.rand's "
                           "draws: draw r = torch.rand(1).item() (not numpy's default_rng, torch.bernoulli or another "
@@ -233,7 +235,7 @@ VISIBLE_DRAWS = [0.5, 0.9]
 # checks run in the grader's own process and these helpers call the student's function
 # in the student's sandboxed kernel (grading/judge/verdicts.py); results come back as plain data.
 STUDENT_FUNCTIONS = ("verify_draft",)
-REMOTE_HELPERS = ("run_verify", "sample_runs")
+REMOTE_HELPERS = ("run_verify", "sample_runs", "run_cases")
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
 _initial_seed = torch.initial_seed
 _OVERFLOW_DRAW = 0.99999  # handed out past the script: it rejects almost anything (below p / q = 0.9995 too)
@@ -318,16 +320,23 @@ class Case:
     ``(row, column, value)``: a value put at that place in ``target_probs``
     (and half of it in ``draft_probs``), a trap for code that reads the wrong
     row or the row's maximum. ``tokens_as="tensor"`` passes the token ids as a
-    ``torch.LongTensor`` instead of a list.
+    ``torch.LongTensor`` instead of a list. ``rows``: ``[target rows, draft rows]``, each K lists of ``vocab``
+    values, used as they are instead (the generated cases' rows); each position's p and q are read from them.
     """
 
-    def __init__(self, positions, vocab=41, decoys=(), tokens_as="list"):
+    def __init__(self, positions, vocab=41, decoys=(), tokens_as="list", rows=None):
         self.wire = [[list(pos) for pos in positions], vocab, [list(d) for d in decoys], tokens_as]
+        if rows is not None:
+            self.wire.append([[list(r) for r in rows[0]], [list(r) for r in rows[1]]])
         self.positions = [tuple(pos) for pos in positions]
         k = _count(self.positions)
-        self.target_probs = torch.zeros(k, vocab, dtype=torch.float32)
-        self.draft_probs = torch.zeros(k, vocab, dtype=torch.float32)
-        for i, (token_id, p, q) in enumerate(self.positions):
+        if rows is not None:
+            self.target_probs = torch.tensor(rows[0], dtype=torch.float32).reshape(k, vocab)
+            self.draft_probs = torch.tensor(rows[1], dtype=torch.float32).reshape(k, vocab)
+        else:
+            self.target_probs = torch.zeros(k, vocab, dtype=torch.float32)
+            self.draft_probs = torch.zeros(k, vocab, dtype=torch.float32)
+        for i, (token_id, p, q) in enumerate(self.positions if rows is None else ()):
             for probs, value in ((self.target_probs, p), (self.draft_probs, q)):
                 probs[i] = (1.0 - value) / (vocab - 1)
                 probs[i, token_id] = value
@@ -406,6 +415,11 @@ class ScriptedRand:
         self.shapes = []   # the shape each call asked for, in order
         self.sources = []  # the generator each call used, in order
         self._value = value
+
+    def reset(self, draws):
+        """A new script, and no call recorded (run_cases: one stand-in for every case)."""
+        self.draws = [float(d) for d in draws]
+        self.shapes, self.sources = [], []
 
     def draw(self, shape, source="torch.rand"):
         """The next value, recorded as a draw of ``shape`` from ``source``."""
@@ -509,6 +523,7 @@ class Run:
     rebound = ()
     drawn_with = ()           # the generators the draws came from: torch.rand and FOREIGN's, in GENERATORS' order
     exception = ename = None  # the student's exception (in the kernel), its type's name (in the grader)
+    where = None              # [line, code] of the student's own line the exception came from, or None
     after = ()                # the inputs after the call (in the kernel)
     k = 0                     # the case's number of positions
     ids = ()                  # the case's drafted token ids, in order
@@ -584,24 +599,46 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     ``rand`` replaces the default ``ScriptedRand(draws)`` (the replay passes one that
     also notes the position of each draw).
     """
+    fake = rand or ScriptedRand(draws)
+    made = []
+    try:
+        with stand_ins(verify_draft, fake, GENERATORS):
+            with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
+                made.append(_called(verify_draft, case, fake))
+    except BaseException as exc:  # raised around the call (its budget ran out in the course's own code): the call's
+        if not made:
+            made.append(_called(_raiser(exc), case, fake))
+        run = made[0]
+        run.exception, run.ename = exc, _type(exc).__name__
+        run.error = f"{run.ename}: {exc}"
+        run.problem = _first_problem(run)
+    return made[0]
+
+
+def _raiser(exc):
+    def raises(*args):
+        raise exc
+    return raises
+
+
+def _called(verify_draft, case, fake):
+    """One call of ``verify_draft`` on ``case``, with ``fake`` standing in for the generators: a Run."""
     run = Run()
     run.k = _count(case.positions)
     run.ids = [token_id for token_id, _, _ in case.positions]
     before = _snapshot(case)
-    fake = rand or ScriptedRand(draws)
     try:
-        with stand_ins(verify_draft, fake, GENERATORS):
+        try:
             try:
-                with time_budget(CALL_BUDGET_SECONDS), seeded(CALL_SEED):
-                    try:
-                        run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
-                    finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
-                        run.reseeded = _initial_seed() != CALL_SEED
-            finally:
-                run.rand_replaced = torch.rand is not fake
+                run.result = verify_draft(case.draft_probs, case.target_probs, case.draft_tokens)
+            finally:  # torch.manual_seed (or torch.seed) inside the function changes the seed torch reports
+                run.reseeded = _initial_seed() != CALL_SEED
+        finally:
+            run.rand_replaced = torch.rand is not fake
     except BaseException as exc:  # the student's error is what we report
         run.exception, run.ename = exc, _type(exc).__name__
         run.error = f"{run.ename}: {exc}"
+        run.where = _where(exc, verify_draft)
     run.calls = fake.calls
     run.drawn_with = fake.drawn_with
     run.draws_used = fake.draws[: fake.calls]
@@ -619,6 +656,56 @@ def run_verify(verify_draft, case, draws=(), rand=None):
     return run
 
 
+class Cases:
+    """Several cases sent to the kernel at once (``run_cases``): the grader's generated cases."""
+
+    def __init__(self, cases):
+        self.cases = _list(cases)
+        self.wire = ["cases", [case.wire for case in self.cases]]
+        self.positions = ()
+
+
+MAX_CASES = 1000          # cases in one run_cases call
+CASES_BUDGET_SECONDS = 4.0  # one run_cases call stops after this long (each call keeps its own budget too)
+
+
+def run_cases(verify_draft, cases, draws):
+    """``run_verify`` on each of ``cases.cases`` with its scripted ``draws[j]``, in order: a list of Runs. It stops
+    after the first call cut by its time budget, or when the calls have taken CASES_BUDGET_SECONDS together (the
+    grader reads the cases not run as not run)."""
+    import time
+    runs, start = [], time.monotonic()
+    fake = ScriptedRand(())
+    try:  # one set of stand-ins, one seed and one time budget for the whole batch; each call its own script
+        with stand_ins(verify_draft, fake, GENERATORS), seeded(CALL_SEED), time_budget(CASES_BUDGET_SECONDS):
+            for case, script in zip(cases.cases, draws):
+                fake.reset(script)
+                runs.append(_called(verify_draft, case, fake))
+                if runs[-1].ename == "TimeBudgetExceeded" or time.monotonic() - start > CASES_BUDGET_SECONDS:
+                    break
+    except BaseException:  # the budget ran out between two calls (or the course's code around them failed): the cases
+        pass               # not run are read as not run
+    return runs
+
+
+def _where(exc, function):
+    """(line, code) of the last line of ``function``'s own cell that ``exc`` passed through, or None: the line of
+    the student's own code an error came from (the course's code and torch's are not shown)."""
+    import linecache
+    try:
+        filename = function.__code__.co_filename
+    except AttributeError:
+        return None
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            found = tb.tb_lineno
+        tb = tb.tb_next
+    if found is None:
+        return None
+    return [_int(found), linecache.getline(filename, found).strip()[:120]]
+
+
 def _first_problem(run, hidden=False):
     """The first thing wrong with the run, or None; ``hidden``: in words of the grader's only (hide())."""
     if run.rebound:
@@ -629,6 +716,9 @@ def _first_problem(run, hidden=False):
         return TEXT["problem"]["not_written"]
     if run.error is not None and hidden:
         return TEXT["hidden"]["raised"].format(error=run.ename, function="verify_draft")
+    if run.error is not None and run.where:
+        return TEXT["problem"]["raised_at" if run.where[1] else "raised_line"].format(
+            error=run.error, line=run.where[0], code=run.where[1])
     if run.error is not None:
         return TEXT["problem"]["raised"].format(error=run.error)
     if run.tokens is None and run.result_type == "list":
@@ -1063,8 +1153,13 @@ _BIG = 2 ** 63
 
 
 def case_from_wire(wire):
-    positions, vocab, decoys, tokens_as = wire
-    return Case([tuple(p) for p in positions], vocab=vocab, decoys=[tuple(d) for d in decoys], tokens_as=tokens_as)
+    if wire[0] == "cases":
+        if _count(wire[1]) > MAX_CASES:
+            raise ValueError("too many cases")
+        return Cases([case_from_wire(w) for w in wire[1]])
+    positions, vocab, decoys, tokens_as, *rows = wire
+    return Case([tuple(p) for p in positions], vocab=vocab, decoys=[tuple(d) for d in decoys], tokens_as=tokens_as,
+                rows=rows[0] if rows else None)
 
 
 def _state(x):
@@ -1078,10 +1173,25 @@ def _state(x):
     return [[], _type(x).__name__[:20], None]
 
 
+def digest(x):
+    """A short fingerprint of one input's shape, type and values: run_cases sends these instead of the values (the
+    grader computes the same of what it sent; a kernel that forges one could as well send the values it was sent)."""
+    import hashlib
+    if _is_tensor(x):
+        data = f"{_list(x.shape)} {x.dtype} ".encode() + x.detach().double().contiguous().numpy().tobytes()
+    elif _type(x) is _list:
+        data = ("list " + repr([v if _type(v) is _int else None for v in x])).encode()
+    else:
+        data = _type(x).__name__.encode()
+    return hashlib.sha256(data).hexdigest()[:24]
+
+
 def to_wire(helper, result):
     """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
     if helper == "sample_runs":
         return [float(x) for x in result]
+    if helper == "run_cases":
+        return [to_wire("run_case", run) for run in result]
     tokens = result.tokens
     read = result.read
     return {"tokens": tokens[: result.k + MAX_TOKENS_OVER] if tokens is not None else None,
@@ -1091,10 +1201,11 @@ def to_wire(helper, result):
                                              for s in result.bad_shapes[:MAX_SHAPES]],
             "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
             if result.exception is not None else None,
-            "after": [_state(x) for x in result.after], "rand_replaced": result.rand_replaced,
+            "after": [digest(x) if helper == "run_case" else _state(x) for x in result.after],
+            "rand_replaced": result.rand_replaced,
             "rebound": list(result.rebound), "result_type": result.result_type[:40],
             "result_repr": result.result_repr[:80], "reseeded": result.reseeded,
-            "drawn_with": list(result.drawn_with)}
+            "drawn_with": list(result.drawn_with), "where": result.where}
 
 
 def _bound(args, kwargs, name, position, default):
@@ -1126,7 +1237,7 @@ def _same_state(sent, state):
     return dtype == "list" and values == list(sent)
 
 
-def from_wire(helper, data, case, args=(), kwargs=None, function=None):
+def from_wire(helper, data, case, args=(), kwargs=None, function=None, digests=False):
     """A reply from the student's kernel to ``helper(function, case, *args, **kwargs)``, checked field by
     field and decided here (in the grader). Raises ValueError."""
     kwargs = kwargs or {}
@@ -1137,8 +1248,14 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
                                    and _is_number(data[1], 0, MAX_CALLS) and data[0] == data[0] and data[1] == data[1]):
             raise ValueError("a malformed sample_runs reply")
         return float(data[0]), float(data[1])
+    if helper == "run_cases":
+        if not (type(data) is list and 1 <= len(data) <= len(case.cases) or data == [] and not case.cases):
+            raise ValueError("a malformed run_cases reply")
+        scripts = _bound(args, kwargs, "draws", 0, ())
+        return [from_wire("run_verify", one, sub, (script,), {}, function, digests=True)
+                for one, sub, script in zip(data, case.cases, scripts)]
     fields = ("tokens", "read", "length", "calls", "shapes", "error", "after", "rand_replaced", "rebound",
-              "result_type", "result_repr", "reseeded", "drawn_with")
+              "result_type", "result_repr", "reseeded", "drawn_with", "where")
     if type(data) is not dict or set(data) != set(fields):
         raise ValueError("a malformed run_verify reply")
     try:
@@ -1167,7 +1284,12 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         if not (type(data["after"]) is list and len(data["after"]) == 3):
             raise ValueError("after")
         sent = (case.draft_probs, case.target_probs, case.draft_tokens)
-        unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
+        if digests:  # run_cases: a fingerprint of each input (digest)
+            if not all(type(d) is str and len(d) == 24 for d in data["after"]):
+                raise ValueError("after")
+            unchanged = [_digest_of(case, n, a) == d for n, (a, d) in enumerate(zip(sent, data["after"]))]
+        else:
+            unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
         if type(data["rand_replaced"]) is not bool:
             raise ValueError("rand_replaced")
         if type(data["reseeded"]) is not bool:
@@ -1180,6 +1302,10 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         if not (type(data["rebound"]) is list and all(n in _NAMES_USED_HERE for n in data["rebound"])
                 and len(set(data["rebound"])) == len(data["rebound"])):
             raise ValueError("rebound")
+        where = data["where"]
+        if not (where is None or type(where) is list and len(where) == 2 and type(where[0]) is int
+                and 0 < where[0] < 1_000_000 and type(where[1]) is str and len(where[1]) <= 120 and error):
+            raise ValueError("where")
         if not (type(data["result_type"]) is str and len(data["result_type"]) <= 40
                 and type(data["result_repr"]) is str and len(data["result_repr"]) <= 80):
             raise ValueError("result")
@@ -1192,6 +1318,7 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.read, run.length = read, length
     run.error = f"{error[0]}: {error[1]}" if error else None
     run.ename = error[0] if error else None
+    run.where = list(where) if where else None
     run.bad_shapes = [tuple(s) for s in shapes]
     draws = [float(d) for d in _bound(args, kwargs, "draws", 0, ())]
     run.draws_used = tuple(draws[: run.calls])
@@ -1202,6 +1329,15 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.result_type, run.result_repr = data["result_type"], data["result_repr"]
     run.problem = _first_problem(run)
     return run
+
+
+def _digest_of(case, n, x):
+    """digest(x) of the case's n-th input as sent, made once per case (the grader sends the same cases to every
+    student)."""
+    kept = getattr(case, "_digests", None)
+    if kept is None:
+        kept = case._digests = [digest(v) for v in (case.draft_probs, case.target_probs, case.draft_tokens)]
+    return kept[n]
 
 
 def _IDENTIFIER(name):
