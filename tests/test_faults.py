@@ -15,7 +15,7 @@ def test_every_honest_student_in_the_same_run_is_graded(graded_course):
     honest = {a.student for a in graded_course.answers}
     missing = sorted(s for s in honest if s not in graded_course.table)
     assert not missing
-    assert graded_course.grades("demo-ada", NB) and sum(v[0] for v in graded_course.grades("demo-ada", NB).values()) == 19
+    assert graded_course.grades("demo-ada", NB) and sum(v[0] for v in graded_course.grades("demo-ada", NB).values()) == 20
 
 
 @pytest.mark.parametrize("student", [s for s in FAULTS if not s.endswith("not-json")])
@@ -56,13 +56,13 @@ def test_killed_kernel_is_restarted_and_named(graded_course):
 
 def test_memory_exhaustion_fails_only_that_cell(graded_course):
     # The hoarding cell raised MemoryError; the function above it was defined and earns its points.
-    assert sum(scores(graded_course, "faults-exhausts-memory").values()) == 19
+    assert sum(scores(graded_course, "faults-exhausts-memory").values()) == 20
 
 
 def test_megabytes_of_output_are_cut(graded_course):
     path = graded_course.root / "autograded" / "faults-prints-megabytes" / ASSIGNMENT / f"{NB}.ipynb"
     assert path.stat().st_size < 2_000_000
-    assert sum(scores(graded_course, "faults-prints-megabytes").values()) == 19
+    assert sum(scores(graded_course, "faults-prints-megabytes").values()) == 20
 
 
 def test_notebook_that_is_not_json_is_reported_by_name(graded_course):

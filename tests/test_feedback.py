@@ -51,7 +51,7 @@ def test_feedback_names_each_failed_check_with_its_hint(graded_course):
     assert "verify_draft returned [1, 3]: token 3 came back after token 2 (position 1) was left out, that is, " \
            "rejected. This follows from the mistake named in the diagnosis above." in text
     # the visible test's message, laid out in short lines (spec_checks.readable)
-    assert "token 40 came back after token 30 was rejected. You used continue after a rejection; use break." in \
+    assert "token 40 came back after token 30 was rejected (r = 0.9 >= p/q = 0.11 there). After a rejection nothing more is kept: the loop stops." in \
         " ".join(text.split())
 
 

@@ -150,3 +150,69 @@ def test_a_function_that_hangs_costs_the_check_not_the_class():
     judge, line, said = graded(NB2, [("        if p >= q:", "        while p == 0:\n            pass\n        if p >= q:")])
     assert "hidden_generated_cases" in judge.failed
     assert "TimeBudgetExceeded" in said and judge.generated.ran < len(SPECS)
+
+
+@pytest.mark.parametrize("notebook,edits,owner,says", [
+    (NB1, [("return accepted_tokens", "return tuple(accepted_tokens)")], "hidden_plain_list",
+     "verify_draft returned a tuple, not a plain list of ints."),
+    (NB2, [("r = torch.rand(1).item()", "r = random.random()"), ("accepted_tokens = []", "import random\n    accepted_tokens = []")],
+     "hidden_single_value_draws", "verify_draft drew with random.random, not torch.rand."),
+    (NB2, [("    return accepted_tokens", "    if isinstance(draft_tokens, list):\n        draft_tokens.append(-1)\n"
+                                         "    return accepted_tokens")],
+     "hidden_inputs_unchanged", "verify_draft also changed draft_probs, target_probs or draft_tokens."),
+], ids=["tuple", "random_module", "appends_to_draft_tokens"])
+def test_what_another_check_charges_is_charged_once_and_shown_on_the_smallest_case(notebook, edits, owner, says):
+    """One mistake, charged once: a result that is not a plain list, r from random.random, changed inputs each cost
+    their own hand-made check, not the generated one; that check's failure shows the smallest generated case."""
+    judge, line, said = graded(notebook, edits)
+    assert "hidden_generated_cases" not in judge.failed and owner in judge.failed, judge.failed
+    shown = "".join(o.get("evalue", "") for o in judge.outputs_by_check[owner] if o.get("output_type") == "error")
+    assert "generated drafts, this shows on" in shown and says in shown and "The rule returns" in shown, shown
+
+
+# ------------------------------------------------------------------ Level 24 (grading/judge/generated24.py)
+
+L24 = "level24_residual_and_bonus"
+N1, N2 = "01_correction_token", "02_bonus_and_step"
+
+
+@pytest.mark.parametrize("bonus", [False, True])
+def test_level24_cases_are_plausible_and_each_sample_is_not_the_largest_weight(bonus):
+    from grading.judge import generated24, rules
+    from grading.judge.verdicts import trusted_helpers
+    from grading import ROOT
+    helpers = trusted_helpers(ROOT / "source" / L24 / "spec_checks.py")
+    specs, cases, _, wants = generated24._made(helpers, 2 if bonus else 1)
+    assert len(specs) > 150 and any(not s.tokens for s in specs) == bonus and {s.tokens_as for s in specs} == {"list", "tensor"}
+    argmax_differs = 0
+    for spec, case, want in zip(specs, cases, wants):
+        assert len(spec.target) == len(spec.tokens) + bonus and len(spec.draft) == len(spec.tokens)
+        for row in spec.target + spec.draft:
+            assert abs(sum(row) - 1) < 1e-6 and all(0 <= v <= 1 for v in row)
+        assert all(spec.draft[i][t] > 0 or spec.target[i][t] >= 0 for i, t in enumerate(spec.tokens))
+        samples = [e[2] for e in want.events if e[0] == "multinomial"]
+        assert len(samples) == len(spec.picks)
+        for weights, pick in zip(samples, spec.picks):
+            assert weights[pick] > 0, "a scripted sample is a token its weights give a chance"
+            argmax_differs += pick != max(range(len(weights)), key=weights.__getitem__)
+        assert want.error is None and want.tokens == rules.level24(case, spec.draws, spec.picks, bonus).tokens
+    assert argmax_differs > 20
+
+
+@pytest.mark.parametrize("notebook", [N1, N2])
+def test_level24_right_answers_pass_and_every_catalogued_logic_mistake_loses_the_generated_check(notebook):
+    from grading.build import catalogue
+    for a in catalogue.load(notebook, L24):
+        judge, line = mutants.grade(a.code, L24, notebook)
+        if a.full_marks:
+            assert not judge.failed and judge.generated.first is None, a.name
+        elif a.name not in ("mutates_target_row", "mutates_inputs", "random_choices"):  # each charged by its own check
+            assert "hidden_generated_cases" in judge.failed, a.name
+
+
+def test_level24_walk_shows_the_weights_where_the_function_and_the_rule_part():
+    code = mutants.edited(L24, N1, [("        residual = residual / residual.sum()\n", "")])
+    judge, line = mutants.grade(code, L24, N1)
+    said = judge.outputs_by_check["hidden_generated_cases"][-1]["evalue"]
+    assert "They part at torch.multinomial call 1: the rule samples from [1, 0, 0]" in said, said
+    assert "spec_checks.run_step(verify_and_correct, spec_checks.Case(" in said

@@ -119,7 +119,7 @@ def test_a_flood_leaves_the_grader_within_its_bound_and_the_student_graded(grade
     assert peaks[student] < peaks["honest"] + BOUND_MB, peaks
     scores = pipeline.scores(course)
     for who in ("honest", student):
-        assert sum(score for score, _ in scores[who][NB2].values()) == 19, scores[who]
+        assert sum(score for score, _ in scores[who][NB2].values()) == 20, scores[who]
 
 
 def test_a_flood_in_level_24_leaves_the_grader_within_its_bound_and_the_student_graded(graded):
@@ -153,7 +153,7 @@ def test_a_huge_notebook_is_cut_before_it_is_shown(graded, student):
     course, peaks = graded
     assert peaks[student] < peaks["honest"] + BOUND_MB, peaks
     assert peaks[student, "feedback"] < peaks["honest", "feedback"] + BOUND_MB, peaks
-    assert sum(score for score, _ in pipeline.scores(course)[student][NB2].values()) == 19
+    assert sum(score for score, _ in pipeline.scores(course)[student][NB2].values()) == 20
     autograded = course / "autograded" / student / ASSIGNMENT / f"{NB2}.ipynb"
     assert autograded.stat().st_size < 2_000_000
     first = nbformat.read(autograded, as_version=4).cells[0]
@@ -199,6 +199,6 @@ def test_the_class_report_names_every_notebook_cut(graded):
     cut = grade.cut_notebooks(course)
     assert {key.split("/")[0] for key in cut} >= set(LARGE), cut
     assert "honest/" + ASSIGNMENT + "/" + NB2 not in cut
-    assert "40,046 cells" in cut[f"many-cells/{ASSIGNMENT}/{NB2}"]
+    assert "40,047 cells" in cut[f"many-cells/{ASSIGNMENT}/{NB2}"]
     page = report.write(course, None, {}, cut).read_text()
     assert "Notebooks cut before they were shown" in page and f"big-cell/{ASSIGNMENT}/{NB2}" in page

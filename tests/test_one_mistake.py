@@ -72,8 +72,9 @@ def test_generated_mutants_name_no_cause_the_replay_does_not_give():
     for notebook, (rows, _) in table.items():
         assert rows["catalogue", "unsupported"] == 0 and rows["mutants", "unsupported"] == 0, notebook
         assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.45, notebook
-        if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most
-            assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.36, notebook
+        if notebook in ("01_correction_token", "02_bonus_and_step"):  # isolated cases: a third of the points at most,
+            # and the generated cases' point (issue 49: a function that differs anywhere loses points)
+            assert rows["catalogue", "lost"] / rows["catalogue", "answers"] < 0.40, notebook
             # and no catalogued mistake fails a check outside its own (appending i, or a second correction, does not
             # fail reject_at_first; a sampler other than torch.multinomial does not fail the residual check)
             assert rows["catalogue", "outside"] == 0, notebook

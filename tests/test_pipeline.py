@@ -7,7 +7,7 @@ import pytest
 from grading import ASSIGNMENT, ASSIGNMENTS, EDITIONS, NOTEBOOKS, demo, pipeline, template
 
 # What `make demo` must print, student by student: (notebook 01, notebook 02) scores.
-EXPECTED = {"ada": (15, 19), "ben": (15, 13), "cy": (11, 15), "dee": (10, 19)}
+EXPECTED = {"ada": (16, 20), "ben": (16, 13), "cy": (11, 15), "dee": (10, 20)}
 
 
 def test_example_class_gets_the_expected_scores(graded_course):
@@ -15,11 +15,11 @@ def test_example_class_gets_the_expected_scores(graded_course):
     for student, want in EXPECTED.items():
         got = tuple(totals[f"demo-{student}"][nb][0] for nb in NOTEBOOKS)
         assert got == want, f"{student}: {got} != {want}"
-    assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(15, 19)}
+    assert {tuple(totals["demo-ada"][nb][1] for nb in NOTEBOOKS)} == {(16, 20)}
 
 
 # Level 24's example students: (notebook 01, notebook 02, notebook 03) scores.
-EXPECTED_LEVEL24 = {"ada": (14, 14, 9), "eve": (9, 6, 5)}
+EXPECTED_LEVEL24 = {"ada": (15, 15, 9), "eve": (9, 6, 5)}
 
 
 def test_level24_example_students_get_the_expected_scores(graded_course):

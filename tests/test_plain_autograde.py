@@ -140,7 +140,7 @@ def test_malformed_metadata_is_replaced_by_the_instructors_and_graded(plain_clas
 
 def test_a_notebook_with_no_cells_is_graded_as_the_blank_release(plain_class):
     _, totals, log, _ = plain_class
-    assert totals["m-no-cells"][NB2][1] == 19.0 and totals["m-no-cells"][NB2][0] <= 2  # what the stub scores
+    assert totals["m-no-cells"][NB2][1] == 20.0 and totals["m-no-cells"][NB2][0] <= 2  # what the stub scores
     assert "the instructor's cell 'verify_draft' was missing (put back)" in log
 
 

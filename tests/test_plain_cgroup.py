@@ -63,7 +63,7 @@ def test_plain_autograde_says_which_limit_holds_and_is_in_its_own_cgroup(course)
     line = proc.stderr.rsplit("CGROUP ", 1)[1].splitlines()[0]
     assert "/nbg-" in line, line
     assert memory_limit(line) == cgroups.PLAIN_MEMORY, line
-    assert sum(s for s, _ in pipeline.scores(course)["honest"][NB2].values()) == 19
+    assert sum(s for s, _ in pipeline.scores(course)["honest"][NB2].values()) == 20
     feedback = run(course, "generate_feedback", ASSIGNMENT, "--student", "honest", "--force")
     assert feedback.returncode == 0 and SAID not in feedback.stderr
     assert "/nbg-" not in feedback.stderr.rsplit("CGROUP ", 1)[1], "only autograde is confined"

@@ -170,6 +170,33 @@ def test_replay_html_names_the_columns_and_the_trace():
     assert "never verified" in page and "draw 1 happened at position 0" in page
 
 
+def test_the_replay_line_of_a_generated_case_replays_the_students_own_path():
+    """Issue 49: a failed generated check prints one line that replays its smallest case; the table is the rule's
+    path through it (Mission 1 stops at p < q without a draw) and the notes say where the function's draws went."""
+    from spec_checks import Case
+    case = Case([(1, 0.0, 0.5), (0, 0.5, 0.25)], vocab=2, rows=[[[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5], [0.25, 0.75]]])
+
+    def skips_p_zero(draft_probs, target_probs, draft_tokens):
+        kept = []
+        for i, t in enumerate(draft_tokens):
+            p, q = target_probs[i, t].item(), draft_probs[i, t].item()
+            if p == 0:
+                continue
+            if p >= q or torch.rand(1).item() < p / q:
+                kept.append(t)
+            else:
+                break
+        return kept
+    rows = sw.replay_rows(case, [0.0])
+    assert [(r.draw, r.verdict) for r in rows] == [("0.00", "reject, break"), ("-", "never verified")]
+    notes = sw.trace_messages(sw.student_trace(skips_p_zero, case, [0.0]))
+    assert "draw 1 expected at position 0 never happened" in notes[0] or "position 0" in notes[0], notes
+    assert any("[0]" in n and "[]" in n for n in notes), notes
+    assert [(r.draw, r.verdict) for r in sw.replay_rows(case, [0.0], mission=1)] == [
+        ("no draw", "reject, break"), ("-", "never verified")]
+    assert "never verified" in sw.replay_html(skips_p_zero, case, [0.0], mission=1)
+
+
 # ---------------------------------------------------------------- principle picture
 
 def test_principle_summary_reads_row_i_at_the_drafted_column():

@@ -75,6 +75,9 @@ def line(notebook, judge, table=None, assignment=ASSIGNMENT, outputs=None):
     text = _line(notebook, judge, table, assignment)
     if outputs is not None:
         causes.annotate(judge, outputs, notebook, level(assignment), "en" if language(assignment) == "en" else "zh")
+        if level(assignment) == 23:
+            from grading.judge import generated
+            generated.attach(judge, outputs)
     return text
 
 
@@ -84,7 +87,14 @@ def _line(notebook, judge, table, assignment):
     lang = "en" if language(assignment) == "en" else "zh"
     words = _frame(lang)
     if level(assignment) == 24 or judge.kernel_gone or not [c for c in judge.failed if c is not None]:
-        return rules.line(judge, level(assignment), lang)
+        text = rules.line(judge, level(assignment), lang)
+        if level(assignment) == 24 and text.startswith(words["prefix"] + words["unknown"].split("{")[0]):
+            from grading.judge import generated24
+            from grading.judge.walk_text import WORDS
+            smallest = generated24.summary(judge)  # no rule fits: lead with the smallest case it gets wrong
+            if smallest is not None:
+                return words["prefix"] + WORDS[lang]["unknown_case"].format(summary=smallest)
+        return text
     from grading.judge import generated
     from grading.judge.walk_text import WORDS
     text = rules23.line_text(judge, notebook, assignment, table if table is not None else load())

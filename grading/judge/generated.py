@@ -192,6 +192,24 @@ def differs(run, want, helpers, charged=()):
     return out
 
 
+def elsewhere(run):
+    """What about ``run`` the hand-made checks charge (the result's type, the draws' source and shape, the inputs):
+    the generated check does not charge it again, but shows the smallest case where it happens in that check's
+    failure (``attach``)."""
+    if run.error is not None or run.rebound or run.rand_replaced:
+        return []
+    out = []
+    if run.tokens is None:
+        out.append("type")
+    if run.inputs_changed:
+        out.append("inputs")
+    if run.foreign:
+        out.append("generator")
+    if run.bad_shapes:
+        out.append("shapes")
+    return out
+
+
 class Result:
     """The generated cases of one notebook, what the function did on each, and the first that differs."""
 
@@ -200,6 +218,7 @@ class Result:
         self.first = None  # index of the first (smallest) case where the function differs, or None
         self.what = []     # what differs there
         self.parted = 0    # how many cases differ
+        self.other, self.other_what, self.others = None, [], 0  # the same for what other checks charge (elsewhere)
 
     @property
     def ran(self):
@@ -234,6 +253,10 @@ def run_generated(judge, function, notebook):
         if what and result.first is None:
             result.first, result.what = index, what
         result.parted += bool(what)
+        other = elsewhere(run)
+        if other and result.other is None:
+            result.other, result.other_what = index, other
+        result.others += bool(other)
     judge.generated = result
     return result
 
@@ -331,16 +354,18 @@ def _where(judge, run, function, words):
     return words["where" if code else "where_line"].format(line=run.where[0], function=function, code=code)
 
 
-def walk(judge, result, function):
-    """The failure's message: the smallest differing case, the rule's path through it, what the function did."""
+def walk(judge, result, function, other=False):
+    """The failure's message: the smallest differing case, the rule's path through it, what the function did
+    (``other``: the smallest case showing what another check charges, for that check's message)."""
     from grading.judge.verdicts import known_error
     from grading.judge.walk_text import WORDS
     words = WORDS[_lang(judge)]
-    index = result.first
+    index = result.other if other else result.first
+    what = result.other_what if other else result.what
     spec, run, want = result.specs[index], result.runs[index], result.wants[index]
     cut = result.ran < len(result.specs) and index == result.ran - 1 and run.ename == "TimeBudgetExceeded"
-    head = words["head_cut" if cut else "head"].format(count=len(result.specs), parted=result.parted,
-                                                       ran=result.ran, function=function)
+    head = words["head_other" if other else "head_cut" if cut else "head"].format(
+        count=len(result.specs), parted=result.others if other else result.parted, ran=result.ran, function=function)
     lines = [head, words["inputs"].format(tokens=spec.tokens, vocab=spec.vocab,
                                           kind=words["kind_tensor" if spec.tokens_as == "tensor" else "kind_list"])]
     if spec.tokens:
@@ -349,22 +374,53 @@ def walk(judge, result, function):
                  if spec.draws else words["no_script"].format(overflow=OVERFLOW_DRAW))
     lines += steps(spec, result.notebook, words) or [words["empty"]]
     lines.append(words["rule"].format(tokens=list(want[0]), draws=want[1]))
-    if "error" in result.what and run.error is not None:
+    if "error" in what and run.error is not None:
         lines.append(words["yours_raised"].format(function=function, error=known_error(run.ename), draws=run.calls,
                                                   where=_where(judge, run, function, words)))
-    elif "error" not in result.what:
+    elif "error" not in what:
         got = run.tokens if run.tokens is not None else run.read  # what came back, as ids (not read as a prefix)
         lines.append(words["yours"].format(function=function, tokens=judge.helpers.said(run), draws=run.calls))
-        if "tokens" in result.what and got is not None:
+        if "type" in what:
+            kind = run.result_type if run.result_type in judge.helpers.SHOWN_TYPES else "object"
+            lines.append(words["other_type"].format(function=function, type=kind))
+        if "generator" in what:
+            lines.append(words["other_generator"].format(function=function, others=" / ".join(run.foreign)))
+        if "shapes" in what:
+            lines.append(words["other_shapes"].format(function=function, shapes=[list(s) for s in run.bad_shapes]))
+        if "tokens" in what and got is not None:
             n = next((j for j, (a, b) in enumerate(zip(got, want[0])) if a != b), min(len(got), len(want[0])))
             item = lambda xs: words["part_item"].format(value=xs[n]) if n < len(xs) else words["part_nothing"]  # noqa
             lines.append(words["part_tokens"].format(n=n, want=item(list(want[0])), got=item(got), function=function))
-        elif "draws" in result.what and "tokens" not in result.what:
+        elif "draws" in what and "tokens" not in what:
             lines.append(words["part_draws"].format(function=function, got=run.calls, want=want[1]))
-        if "inputs" in result.what:
+        if "inputs" in what:
             lines.append(words["yours_inputs"].format(function=function))
     lines.append(words["replay"].format(call=replay_call(spec, result.notebook)))
     return "\n".join(lines)
+
+
+# The hand-made checks that charge what ``elsewhere`` finds, in order: the first of them that failed shows the case.
+OWNERS = {"inputs": ("hidden_inputs_unchanged",), "type": ("hidden_long_tensor", "hidden_plain_list"),
+          "generator": ("hidden_single_value_draws", "hidden_no_draw"),
+          "shapes": ("hidden_single_value_draws", "hidden_no_draw")}
+
+
+def attach(judge, outputs, function="verify_draft"):
+    """When the function does what the rule does on every generated case but for what a hand-made check charges
+    (the result's type, the draws' source or shape, the inputs), that check's failure shows the smallest generated
+    case where it happens, walked as the generated check's own failure would be. Returns the check, or None."""
+    result = getattr(judge, "generated", None)
+    if result is None or result.first is not None or result.other is None:
+        return None
+    failed = set(c for c in judge.failed if c)
+    owner = next((c for aspect in result.other_what for c in OWNERS[aspect] if c in failed), None)
+    if owner is None:
+        return None
+    for output in outputs.get(owner, ()):
+        if output.get("output_type") == "error":
+            output["evalue"] = output["evalue"].rstrip() + "\n" + walk(judge, result, function, other=True)
+            output["traceback"] = [f"{output['ename']}: {output['evalue']}"]
+    return owner
 
 
 def summary(judge, function="verify_draft"):

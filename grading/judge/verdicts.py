@@ -234,27 +234,27 @@ class Judge:
             remote.check_generated = self._check_generated
         return remote
 
-    def run_cases(self, function, cases, scripts):
-        """Runs of the student's ``function`` on each of ``cases`` (one request), as the grader reads them (not
-        hidden: the generated check writes its own message)."""
+    def run_cases(self, function, cases, *args):
+        """Runs of the student's ``function`` on each of ``cases`` (one request; ``args``: each case's script), as
+        the grader reads them (not hidden: the generated check writes its own message)."""
         if not isinstance(function, StudentFunction):
             raise TypeError("run_cases needs the student's function")
         reply = self.call({"helper": "run_cases", "function": function.name, "case": cases.wire,
-                           "args": [scripts], "kwargs": {}})
+                           "args": list(args), "kwargs": {}})
         status = reply.get("status") if isinstance(reply, dict) else None
         if status == "missing":
             raise NameError(self.words["not_defined"].format(name=function.name))
         if status != "ok":
             raise KernelGone(self.words["no_valid_answer"])
         try:
-            return self.helpers.from_wire("run_cases", decode(reply.get("data")), cases, (scripts,), {},
+            return self.helpers.from_wire("run_cases", decode(reply.get("data")), cases, tuple(args), {},
                                           function.name)
         except (ValueError, TypeError, RecursionError) as exc:
             raise KernelGone(self.words["kernel_sent"].format(error=exc)) from None
 
     def _check_generated(self, function, mission):
-        from grading.judge import generated
-        generated.check(self, function, mission)
+        from grading.judge import generated, generated24
+        (generated if "verify_draft" in self.helpers.STUDENT_FUNCTIONS else generated24).check(self, function, mission)
 
     def line_of(self, function, line):
         """The submitted text of line ``line`` of the answer cell that defines ``function``, or None."""

@@ -355,7 +355,7 @@ COMMENTS = {
     "followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows "
     "the smallest draft where they part, position by position.":
         "隐藏检查：在大约 250 个生成的草稿上，verify_draft 的做法与规则相同：返回的 token 相同，抽取次数也相同。"
-        "这些草稿有 0 到 5 个位置、2 到 6 个 token id，包括 p == q、p == 0、q == 0（后面都还跟着别的位置）、"
+        "这些草稿有 0 到 5 个位置，词表只有 2 到 6 个 token id，包括 p == q、p == 0、q == 0（后面都还跟着别的位置）、"
         "同一个 token 被提出两次、列表和张量两种形式，以及落在边界上的随机数。未通过时，会给出二者结果不一致的最小草稿，"
         "并逐个位置走一遍。",
     "Hidden check: the input tensors and the token list are left unchanged.": "隐藏检查：输入张量和 token 列表保持不变。",
@@ -491,22 +491,22 @@ HELPERS = {
                                   "（预先写好的 break），只保留之前接受的 token。",
             "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q（在 [i, token_id] 读取：0.8 >= 0.5、0.6 >= 0.3、"
                                     "0.5 >= 0.5），三个都应接受，你却只返回了 {tokens}。",
-            "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等："
-                                "p >= q 时接受，不是 p > q。",
+            "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等，"
+                                "所以 token 30 在那里应当被接受。",
             "kept_after_stop": "得到 {tokens}：token 40 出现了，但 Mission 1 在位置 1（p = 0.4 < q = 0.5）停止，"
                                "之后的 token 都不保留。",
             "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
-            "accepted_all": "得到 {tokens}：token 30 出现了，但在位置 2，p/q = 0.1/0.9 = 0.11，那里抽到的 r = 0.9："
-                            "r < p/q 不成立，所以 token 30 被拒绝，循环停止。",
-            "never_drew": "在这个用例上 torch.rand 一次也没有被调用，而位置 1 和 2 都是 p < q（0.4 < 0.5，0.1 < 0.9）："
+            "accepted_all": "得到 {tokens}：token 30 出现了，但位置 2 的 p/q = 0.1/0.9 = 0.11，那里抽到的 r = 0.9："
+                            "r < p/q 不成立，所以 token 30 应当被拒绝，循环应在这里停止。",
+            "never_drew": "在这个用例上 torch.rand 一次也没有被调用，而位置 1 和 2 都是 p < q（0.4 < 0.5、0.1 < 0.9）："
                           "这两个位置各要抽取一次 r = torch.rand(1).item()。",
             "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了（token 30 处 r = 0.9 >= p/q = 0.11）。"
                          "一旦拒绝，之后的 token 都不再保留：循环在那里停止。",
             "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。"
                            "测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用："
                            "p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
-            "position1_rejected": "得到 {tokens}，只抽取了一次：位置 1 在 r = 0.5 时被拒绝，而 r = 0.5 < p/q = 0.4/0.5 = 0.8，"
-                                  "token 20 在那里应当被接受。",
+            "position1_rejected": "得到 {tokens}，只抽取了一次：位置 1 在 r = 0.5 时被拒绝，但 r = 0.5 < p/q = 0.4/0.5 = 0.8，"
+                                  "token 20 本应在那里被接受。",
             "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
             "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数："
                               "请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",

@@ -27,14 +27,14 @@ _spec.loader.exec_module(_LEVEL23)
 
 CELLS = {
     "01_correction_token": {
-        "title": ("962f8c06", """
+        "title": ("3be22616", """
 # Level 24 · 投机解码 · Notebook 1：输出为什么与目标分布完全一致，以及修正 token
 
 Level 23 最后得到的是被接受的前缀：`p >= q` 时接受，`r < p/q` 时接受，遇到第一次拒绝就停止。只做到这一步，输出**并不**服从目标模型的分布。这个 notebook 先用具体的数字算出还缺哪一块，再由你把它补上：第一次拒绝之后，从归一化的残差分布 `max(0, p - q)` 中采样一个**修正 token**。
 
 同一个算法有两个名字。Leviathan 等（2023）把整个方法叫作*投机解码*（speculative decoding），而把其中“接受或修正”这条规则叫作*投机采样*（speculative sampling），见论文第 2.3 节；Chen 等（2023）则把整个方法都叫作“投机采样”。中文版的两关一律用“投机解码”指整个方法。Level 23 也提到过，Chen 等（2023）的字母用法与本课程相反：他们的 `p` 是草稿模型，`q` 是目标模型，所以照着他们的论文写的代码里的 `max_fn(q - p)`，算的正是本课程写作 `max(0, p - q)` 的那个量。
 
-**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+**本 notebook 共 15 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 12 分。
 """),
         "guess-first": ("1332f7c5", """
 ## 🎯 先猜一猜
@@ -119,21 +119,21 @@ $$\min(p(x), q(x)) + P(\text{拒绝}) \cdot \text{residual}(x) = \min(p(x), q(x)
         "not-p": ("1afeffac", """
 这个分布不是 `p` 本身，因为这里的草稿 token 是*固定的*。在真实的一步中，草稿模型从 `q` 中采样它，这时输出的 token 才精确地服从 `p`：notebook 2 会用课程自带的向量化 `simulate`（而不是你的函数）把这个实验做 100,000 次。
 """),
-        "hidden-checks": ("55d1f411", """
+        "hidden-checks": ("6bf7c704", """
 ## 隐藏检查
 
-最上面是诊断：批改时用一句话指出你的函数犯的是哪一种已知错误（如果是我们见过的错误）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；只有一个修正 token；被拒绝那一行的精确归一化残差；在位置 0 就被拒绝的情形；追加的正是 `torch.multinomial` 给出的 token；修正 token 之后不再有别的 token；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。
+最上面是诊断：批改时用一句话指出你的函数犯的是哪一种已知错误（如果是我们见过的错误）。诊断下面的单元格在这里看起来是空的；批改你的 notebook 时，它们各检查一种行为（每项 1 分）：在决定拒绝的那次掷硬币之前不调用 `torch.multinomial`；只有一个修正 token；被拒绝那一行的精确归一化残差；在位置 0 就被拒绝的情形；追加的正是 `torch.multinomial` 给出的 token；修正 token 之后不再有别的 token；所有草稿都被接受时没有修正 token；`p >= q` 的位置不掷硬币；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查输出 token 的分布。最后一个单元格把你的函数和规则放在一起，在大约 200 个生成的草稿上运行，并给出二者结果不一致的最小一例。
 """),
     },
     "02_bonus_and_step": {
-        "title": ("d9aceeda", """
+        "title": ("09508b98", """
 # Level 24 · 投机解码 · Notebook 2：额外 token、完整的一步，以及能快多少
 
 目标模型调用一次，就为全部 `K` 个草稿位置各算出一行概率，**还多算一行**：`target_probs` 有 `K + 1` 行。每个草稿都被接受时，第 `K` 行就是目标模型对下一个 token 的分布，于是这一步白得一个 token：**额外（bonus）token**。再加上 notebook 1 的修正 token，每一步返回的都是被接受的前缀，外加恰好一个新 token。
 
 先用课程自带的向量化实现 `simulate` 来测量它能带来什么：运行 100,000 步，和目标模型的分布对比，再看能快多少。然后你自己写出这一步，在依赖上下文的概率行上、以及两个小语言模型上运行它。
 
-**本 notebook 共 14 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 11 分。
+**本 notebook 共 15 分**：答案下方的可见测试 3 分，批改时运行的隐藏检查 12 分。
 """),
         "guess-first": ("1332f7c5", """
 ## 🎯 先猜一猜
@@ -214,10 +214,10 @@ $$\text{加速比} = \frac{1 - \alpha^{K+1}}{(1 - \alpha)(K c + 1)}.$$
         "check-yourself": ("bd4557ab", """
 ## ✅ 巩固一下
 """),
-        "hidden-checks": ("d0d8c57b", """
+        "hidden-checks": ("d22386cb", """
 ## 隐藏检查
 
-最上面是诊断。下面的单元格各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；草稿为空的情形；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。
+最上面是诊断。下面的单元格各检查一种行为（每项 1 分）：每个草稿都被接受时有一个额外 token；额外 token 从 `target_probs[K]` 中抽取；拒绝之后没有额外 token；修正 token 从被拒绝那一行的精确归一化残差中抽取；掷硬币之前不调用 `torch.multinomial`；每一步恰好一个新 token；草稿为空的情形；token 以 `torch.LongTensor` 给出时结果与列表相同，且结果是由 Python int 组成的普通列表；不修改输入；以及在固定种子下用真实的随机数检查第一个 token 的分布和每一步平均得到的 token 数。最后一个单元格把你的函数和规则放在一起，在大约 200 个生成的草稿上运行，并给出二者结果不一致的最小一例。
 """),
         "why-return": ("e831bef4", """
 为什么这里用 `return`，而 notebook 1 用的是 `break`？在 notebook 1 里，循环之后什么也没有，所以 `break` 和 `return` 结束函数的效果一样。这里循环之后是额外 token（TODO 2）：`break` 之后会接着执行到那里，在修正 token 后面再加一个额外 token，一步就有了两个新 token。`return` 则让这一步只以修正 token 结束。
@@ -378,8 +378,12 @@ COMMENTS = {
         "隐藏检查：draft_tokens 以 torch.LongTensor 给出时，结果与同样的 id 以列表给出时相同，且结果是由 Python int 组成的普通列表。",
     "Hidden check: draft_probs, target_probs and draft_tokens are left unchanged.":
         "隐藏检查：draft_probs、target_probs 和 draft_tokens 保持不变。",
-    "Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.":
-        "隐藏检查：用真实的随机数（固定种子），输出的 token 服从 min(p, q) + P(拒绝) · 残差分布。",
+    "Hidden check: with the real randomness (fixed seed), the drafted token is kept with probability p/q, and otherwise the emitted token follows the residual: (p/q)·[the drafted token] + (1 - p/q)·residual.":
+        "隐藏检查：用真实的随机数（固定种子），草稿 token 以概率 p/q 被保留，否则输出的 token 服从残差分布：(p/q)·[草稿 token] + (1 - p/q)·残差。",
+    "Hidden check: on about 200 generated drafts, verify_and_correct does what the rule does: the same tokens, the same calls of torch.rand and torch.multinomial in the same order, each sample drawn from the same weights. The drafts have 0 to 4 positions over 3 to 5 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.":
+        "隐藏检查：在大约 200 个生成的草稿上，verify_and_correct 的做法与规则相同：返回的 token 相同，torch.rand 和 torch.multinomial 的调用相同、顺序相同，每次采样用的权重也相同。这些草稿有 0 到 4 个位置，词表只有 3 到 5 个 token id，包括 p == q、p == 0、q == 0（后面都还跟着别的位置）、同一个 token 被提出两次、列表和张量两种形式，以及落在边界上的随机数。未通过时，会给出二者结果不一致的最小草稿，并逐个位置走一遍。",
+    "Hidden check: on about 200 generated drafts, speculative_step does what the rule does: the same tokens, the same calls of torch.rand and torch.multinomial in the same order, each sample drawn from the same weights. The drafts have 0 to 4 positions over 3 to 5 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.":
+        "隐藏检查：在大约 200 个生成的草稿上，speculative_step 的做法与规则相同：返回的 token 相同，torch.rand 和 torch.multinomial 的调用相同、顺序相同，每次采样用的权重也相同。这些草稿有 0 到 4 个位置，词表只有 3 到 5 个 token id，包括 p == q、p == 0、q == 0（后面都还跟着别的位置）、同一个 token 被提出两次、列表和张量两种形式，以及落在边界上的随机数。未通过时，会给出二者结果不一致的最小草稿，并逐个位置走一遍。",
     "token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]":
         "token 1 以 p/q = 0.2 的概率被接受；其余 0.8 服从残差分布 [0.75, 0, 0.25, 0]",
     "TODO 1: the correction token from row i's normalised residual; then return.":

@@ -21,7 +21,7 @@
 # `q` the target, so code written after their paper (`max_fn(q - p)`) computes what this course
 # writes `max(0, p - q)`.
 #
-# **This notebook is worth 14 points**: 3 for the visible test under your answer, and 11 for
+# **This notebook is worth 15 points**: 3 for the visible test under your answer, and 12 for
 # hidden checks that run when your work is graded.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -264,7 +264,8 @@ else:
 # correction; no correction when every draft is accepted; no coin where `p >= q`; a
 # `torch.LongTensor` of tokens giving what a list gives, and a result that is a plain list of
 # Python ints; unchanged inputs; and, with the real randomness under a fixed seed, the
-# distribution of the emitted token.
+# distribution of the emitted token. The last cell runs your function on about 200 generated
+# drafts beside the rule, and shows the smallest one where they part.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
@@ -367,11 +368,17 @@ assert not run.inputs_changed, spec_checks.say("n1_inputs_unchanged")
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "hidden_emitted_distribution", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
-# Hidden check: with the real randomness (fixed seed), the emitted token follows min(p, q) + P(reject) · residual.
+# Hidden check: with the real randomness (fixed seed), the drafted token is kept with probability p/q, and otherwise the emitted token follows the residual: (p/q)·[the drafted token] + (1 - p/q)·residual.
 ### BEGIN HIDDEN TESTS
 case = spec_checks.Case([[0.1, 0.5, 0.2, 0.2]], [[0.4, 0.1, 0.3, 0.2]], [1])
 counts, _ = spec_checks.sample_steps(verify_and_correct, case, trials=4000, seed=2401)
 want = [0.6, 0.2, 0.2, 0.0]  # token 1 accepted with p/q = 0.2; else (0.8) the residual [0.75, 0, 0.25, 0]
 tv = spec_checks.tv_distance(counts, want)
 assert tv < 0.04, spec_checks.say("n1_distribution", tv=tv)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_generated_cases", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: on about 200 generated drafts, verify_and_correct does what the rule does: the same tokens, the same calls of torch.rand and torch.multinomial in the same order, each sample drawn from the same weights. The drafts have 0 to 4 positions over 3 to 5 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.
+### BEGIN HIDDEN TESTS
+spec_checks.check_generated(verify_and_correct, mission=1)
 ### END HIDDEN TESTS

@@ -18,7 +18,7 @@
 # 100,000 steps against the target's distribution, and the speed-up. Then you write the step yourself and run it on rows
 # that depend on the context, and on two tiny language models.
 #
-# **This notebook is worth 14 points**: 3 for the visible test under your answer, and 11 for
+# **This notebook is worth 15 points**: 3 for the visible test under your answer, and 12 for
 # hidden checks that run when your work is graded.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false, "task": false}
@@ -299,7 +299,8 @@ else:
 # coins; exactly one new token per step; an empty draft; a `torch.LongTensor` of tokens giving what
 # a list gives, and a result that is a plain list of Python ints; unchanged
 # inputs; and, with the real randomness under a fixed seed, the first token's distribution and
-# the mean number of tokens per step.
+# the mean number of tokens per step. The last cell runs your function on about 200 generated
+# drafts beside the rule, and shows the smallest one where they part.
 
 # %% nbgrader={"grade": false, "grade_id": "diagnosis", "locked": true, "schema_version": 3, "solution": false, "task": false}
 # When your notebook is graded, the grader writes here, in one line, which known mistake your
@@ -407,4 +408,10 @@ case = spec_checks.Case([[0.2, 0.8]] * 3, [[0.5, 0.5]] * 4, [1, 1, 1])  # each d
 _, mean_tokens = spec_checks.sample_steps(speculative_step, case, trials=4000, seed=2420)
 want = 1 + 0.625 + 0.625 ** 2 + 0.625 ** 3
 assert spec_checks.close(mean_tokens, want, 0.06), spec_checks.say("n2_tokens_per_step", mean=mean_tokens, want=want)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "hidden_generated_cases", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# Hidden check: on about 200 generated drafts, speculative_step does what the rule does: the same tokens, the same calls of torch.rand and torch.multinomial in the same order, each sample drawn from the same weights. The drafts have 0 to 4 positions over 3 to 5 token ids: ties, p == 0, q == 0, each followed by other positions, tokens drafted twice, lists and tensors, draws at the boundaries. A failure shows the smallest draft where they part, position by position.
+### BEGIN HIDDEN TESTS
+spec_checks.check_generated(speculative_step, mission=2)
 ### END HIDDEN TESTS

@@ -66,16 +66,16 @@ TEXT = {
                                 "0.5 >= 0.5, each read at [i, token_id]), so all three are accepted, but you returned "
                                 "only {tokens}.",
         "stopped_at_equal": "Second case: you returned {tokens}, stopping at position 2, where p == q = 0.5. p >= q "
-                            "includes equality: accept when p >= q, not p > q.",
+                            "includes equality, so token 30 is accepted there.",
         "kept_after_stop": "Got {tokens}: token 40 came back, although position 1 (p = 0.4 < q = 0.5) stops Mission 1 "
                            "and nothing after it is kept.",
         "m1_other": "Expected [10] for the first case and [10, 20, 30] for the second; got {tokens}.",
         "accepted_all": "Got {tokens}: token 30 came back, although at position 2 p/q = 0.1/0.9 = 0.11 and the draw "
-                        "there is r = 0.9: r < p/q fails, so token 30 is rejected and the loop stops.",
+                        "there is r = 0.9: r < p/q fails, so the rule rejects token 30 and stops there.",
         "never_drew": " torch.rand was not called on this case, though positions 1 and 2 have p < q (0.4 < 0.5 and "
                       "0.1 < 0.9): each of them takes one draw, r = torch.rand(1).item().",
         "continued": "Got {tokens}: token 40 came back after token 30 was rejected (r = 0.9 >= p/q = 0.11 there). "
-                     "After a rejection nothing more is kept: the loop stops there.",
+                     "After a rejection nothing more is kept: the loop stops.",
         "coin_p_ge_q": "torch.rand was called {calls} time(s) on a draft where every position has p >= q (tokens "
                        "10, 20, 30). The test hands one scripted value to each torch.rand(1) call, one per p < q "
                        "position, in position order: accept a p >= q position without a draw (with p and q read at "
@@ -273,8 +273,9 @@ def seeded(seed):
 
 
 @contextlib.contextmanager
-def time_budget(seconds):
-    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+def time_budget(seconds, cpu=False):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere): of wall-clock time, or with
+    ``cpu`` of this process's own CPU time, which another process's load does not spend."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -282,13 +283,14 @@ def time_budget(seconds):
     def _expired(signum, frame):
         raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(seconds=seconds))
 
-    previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    which, timer = (signal.SIGPROF, signal.ITIMER_PROF) if cpu else (signal.SIGALRM, signal.ITIMER_REAL)
+    previous = signal.signal(which, _expired)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(which, previous)
 
 
 _BUILTIN_FUNCTION = _type([].append)
@@ -665,27 +667,37 @@ class Cases:
         self.positions = ()
 
 
-MAX_CASES = 1000          # cases in one run_cases call
-CASES_BUDGET_SECONDS = 4.0  # one run_cases call stops after this long (each call keeps its own budget too)
+MAX_CASES = 1000            # cases in one run_cases call
+CASES_BUDGET_SECONDS = 4.0  # of the kernel's own CPU time for one run_cases call (a right answer takes 30 ms)
+CASES_WALL_SECONDS = 8.0    # and of wall-clock time, for a function that sleeps (the grader's deadline is 10 s)
 
 
 def run_cases(verify_draft, cases, draws):
-    """``run_verify`` on each of ``cases.cases`` with its scripted ``draws[j]``, in order: a list of Runs. It stops
-    after the first call cut by its time budget, or when the calls have taken CASES_BUDGET_SECONDS together (the
-    grader reads the cases not run as not run)."""
-    import time
-    runs, start = [], time.monotonic()
+    """``run_verify`` on each of ``cases.cases`` with its scripted ``draws[j]``, in order: a list of Runs. The batch
+    has CASES_BUDGET_SECONDS of the kernel's own CPU time (so a classmate's load cannot cut it) and
+    CASES_WALL_SECONDS of wall-clock time; the call that runs out is cut (TimeBudgetExceeded, its error) and the
+    batch stops there (the grader reads the cases not run as not run)."""
+    runs = []
     fake = ScriptedRand(())
     try:  # one set of stand-ins, one seed and one time budget for the whole batch; each call its own script
-        with stand_ins(verify_draft, fake, GENERATORS), seeded(CALL_SEED), time_budget(CASES_BUDGET_SECONDS):
+        with stand_ins(verify_draft, fake, GENERATORS), seeded(CALL_SEED), time_budget(CASES_BUDGET_SECONDS, cpu=True), \
+                time_budget(CASES_WALL_SECONDS):
             for case, script in zip(cases.cases, draws):
                 fake.reset(script)
                 runs.append(_called(verify_draft, case, fake))
-                if runs[-1].ename == "TimeBudgetExceeded" or time.monotonic() - start > CASES_BUDGET_SECONDS:
+                if runs[-1].ename == "TimeBudgetExceeded":
                     break
     except BaseException:  # the budget ran out between two calls (or the course's code around them failed): the cases
         pass               # not run are read as not run
     return runs
+
+
+def check_generated(function, mission):
+    """The hidden check of the generated cases. It compares ``function`` with the grader's own reference on many
+    generated drafts, so it runs in the grader only (grading/judge/generated.py, which replaces this function there):
+    nothing of the reference is in this folder. Run in a kernel (an instructor's ``nbgrader validate`` of source/),
+    there is nothing to compare with, and it passes."""
+    return None
 
 
 def _where(exc, function):

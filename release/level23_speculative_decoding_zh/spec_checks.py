@@ -57,14 +57,14 @@ TEXT = {
         "first_not_accepted": "得到 {tokens}：位置 0（p = 0.8 >= q = 0.5）没有被接受。p >= q 时追加 token_id，p 和 q 在 [i, token_id] 读取。",
         "accepted_p_below_q": "得到 {tokens}：token 20 出现了，但位置 1 的 p = 0.4 < q = 0.5，Mission 1 在这里停止（预先写好的 break），只保留之前接受的 token。",
         "stopped_after_accept": "第二个用例：位置 0、1、2 都有 p >= q（在 [i, token_id] 读取：0.8 >= 0.5、0.6 >= 0.3、0.5 >= 0.5），三个都应接受，你却只返回了 {tokens}。",
-        "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等：p >= q 时接受，不是 p > q。",
+        "stopped_at_equal": "第二个用例：你返回了 {tokens}，停在了位置 2，而那里 p == q = 0.5。p >= q 包含相等，所以 token 30 在那里应当被接受。",
         "kept_after_stop": "得到 {tokens}：token 40 出现了，但 Mission 1 在位置 1（p = 0.4 < q = 0.5）停止，之后的 token 都不保留。",
         "m1_other": "第一个用例期望 [10]，第二个用例期望 [10, 20, 30]；得到 {tokens}。",
-        "accepted_all": "得到 {tokens}：token 30 出现了，但在位置 2，p/q = 0.1/0.9 = 0.11，那里抽到的 r = 0.9：r < p/q 不成立，所以 token 30 被拒绝，循环停止。",
-        "never_drew": "在这个用例上 torch.rand 一次也没有被调用，而位置 1 和 2 都是 p < q（0.4 < 0.5，0.1 < 0.9）：这两个位置各要抽取一次 r = torch.rand(1).item()。",
+        "accepted_all": "得到 {tokens}：token 30 出现了，但位置 2 的 p/q = 0.1/0.9 = 0.11，那里抽到的 r = 0.9：r < p/q 不成立，所以 token 30 应当被拒绝，循环应在这里停止。",
+        "never_drew": "在这个用例上 torch.rand 一次也没有被调用，而位置 1 和 2 都是 p < q（0.4 < 0.5、0.1 < 0.9）：这两个位置各要抽取一次 r = torch.rand(1).item()。",
         "continued": "得到 {tokens}：token 30 被拒绝后 token 40 又出现了（token 30 处 r = 0.9 >= p/q = 0.11）。一旦拒绝，之后的 token 都不再保留：循环在那里停止。",
         "coin_p_ge_q": "在每个位置都满足 p >= q 的草稿上（token 10、20、30），torch.rand 被调用了 {calls} 次。测试按位置顺序，为每个 p < q 的位置准备一个预设值，交给那里的一次 torch.rand(1) 调用：p >= q 的位置直接接受，不抽随机数（p 和 q 要在 [i, token_id] 处读取）。",
-        "position1_rejected": "得到 {tokens}，只抽取了一次：位置 1 在 r = 0.5 时被拒绝，而 r = 0.5 < p/q = 0.4/0.5 = 0.8，token 20 在那里应当被接受。",
+        "position1_rejected": "得到 {tokens}，只抽取了一次：位置 1 在 r = 0.5 时被拒绝，但 r = 0.5 < p/q = 0.4/0.5 = 0.8，token 20 本应在那里被接受。",
         "draws": "得到 [10, 20]，抽取了 {calls} 次；期望恰好 2 次，在位置 1 和 2（p < q）。",
         "no_torch_draws": "得到 [10, 20]，但没有一次抽取是测试能够预设的。测试为 torch.rand 安排了固定的随机数：请用 r = torch.rand(1).item() 抽取（不要用 numpy 的 default_rng、torch.bernoulli 或其他采样方法）。",
         "foreign": "你的函数用 {others} 抽取了 r。测试把预设的抽取值（先 0.5，再 0.9）交给 torch.rand，隐藏检查也是这样：请像课程里那样用 r = torch.rand(1).item() 抽取。",
@@ -227,8 +227,9 @@ def seeded(seed):
 
 
 @contextlib.contextmanager
-def time_budget(seconds):
-    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere)."""
+def time_budget(seconds, cpu=False):
+    """Raise TimeBudgetExceeded in the main thread after ``seconds`` (no-op elsewhere): of wall-clock time, or with
+    ``cpu`` of this process's own CPU time, which another process's load does not spend."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -236,13 +237,14 @@ def time_budget(seconds):
     def _expired(signum, frame):
         raise TimeBudgetExceeded(TEXT["problem"]["too_long"].format(seconds=seconds))
 
-    previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    which, timer = (signal.SIGPROF, signal.ITIMER_PROF) if cpu else (signal.SIGALRM, signal.ITIMER_REAL)
+    previous = signal.signal(which, _expired)
+    signal.setitimer(timer, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(timer, 0)
+        signal.signal(which, previous)
 
 
 _BUILTIN_FUNCTION = _type([].append)
@@ -619,27 +621,37 @@ class Cases:
         self.positions = ()
 
 
-MAX_CASES = 1000          # cases in one run_cases call
-CASES_BUDGET_SECONDS = 4.0  # one run_cases call stops after this long (each call keeps its own budget too)
+MAX_CASES = 1000            # cases in one run_cases call
+CASES_BUDGET_SECONDS = 4.0  # of the kernel's own CPU time for one run_cases call (a right answer takes 30 ms)
+CASES_WALL_SECONDS = 8.0    # and of wall-clock time, for a function that sleeps (the grader's deadline is 10 s)
 
 
 def run_cases(verify_draft, cases, draws):
-    """``run_verify`` on each of ``cases.cases`` with its scripted ``draws[j]``, in order: a list of Runs. It stops
-    after the first call cut by its time budget, or when the calls have taken CASES_BUDGET_SECONDS together (the
-    grader reads the cases not run as not run)."""
-    import time
-    runs, start = [], time.monotonic()
+    """``run_verify`` on each of ``cases.cases`` with its scripted ``draws[j]``, in order: a list of Runs. The batch
+    has CASES_BUDGET_SECONDS of the kernel's own CPU time (so a classmate's load cannot cut it) and
+    CASES_WALL_SECONDS of wall-clock time; the call that runs out is cut (TimeBudgetExceeded, its error) and the
+    batch stops there (the grader reads the cases not run as not run)."""
+    runs = []
     fake = ScriptedRand(())
     try:  # one set of stand-ins, one seed and one time budget for the whole batch; each call its own script
-        with stand_ins(verify_draft, fake, GENERATORS), seeded(CALL_SEED), time_budget(CASES_BUDGET_SECONDS):
+        with stand_ins(verify_draft, fake, GENERATORS), seeded(CALL_SEED), time_budget(CASES_BUDGET_SECONDS, cpu=True), \
+                time_budget(CASES_WALL_SECONDS):
             for case, script in zip(cases.cases, draws):
                 fake.reset(script)
                 runs.append(_called(verify_draft, case, fake))
-                if runs[-1].ename == "TimeBudgetExceeded" or time.monotonic() - start > CASES_BUDGET_SECONDS:
+                if runs[-1].ename == "TimeBudgetExceeded":
                     break
     except BaseException:  # the budget ran out between two calls (or the course's code around them failed): the cases
         pass               # not run are read as not run
     return runs
+
+
+def check_generated(function, mission):
+    """The hidden check of the generated cases. It compares ``function`` with the grader's own reference on many
+    generated drafts, so it runs in the grader only (grading/judge/generated.py, which replaces this function there):
+    nothing of the reference is in this folder. Run in a kernel (an instructor's ``nbgrader validate`` of source/),
+    there is nothing to compare with, and it passes."""
+    return None
 
 
 def _where(exc, function):

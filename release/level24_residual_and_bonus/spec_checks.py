@@ -290,7 +290,7 @@ _tuple = ().__class__              # tuple
 # checks run in the grader's own process and these helpers call the student's function
 # in the student's sandboxed kernel (grading/judge/verdicts.py); results come back as plain data.
 STUDENT_FUNCTIONS = ("verify_and_correct", "speculative_step")
-REMOTE_HELPERS = ("run_step", "sample_steps")
+REMOTE_HELPERS = ("run_step", "sample_steps", "run_cases")
 TRACED_HELPERS = ("run_step",)    # what the diagnosis line compares (grading/judge/diagnosis.py)
 _equal, _is_tensor = torch.equal, torch.is_tensor  # taken before any student code runs
 _initial_seed = torch.initial_seed
@@ -709,6 +709,69 @@ def run_step(function, case, draws=(), picks=()):
     return run
 
 
+class Cases:
+    """Several cases sent to the kernel at once (``run_cases``): the grader's generated cases."""
+
+    def __init__(self, cases):
+        self.cases = _list(cases)
+        self.wire = ["cases", [case.wire for case in self.cases]]
+        self.ids, self.vocab = [], 0
+
+    @property
+    def k(self):
+        return 0
+
+
+MAX_CASES = 1000            # cases in one run_cases call
+CASES_BUDGET_SECONDS = 4.0  # of the kernel's own CPU time for one run_cases call (each call keeps its own budget)
+
+
+def run_cases(function, cases, draws, picks):
+    """``run_step`` on each of ``cases.cases`` with its scripted ``draws[j]`` and ``picks[j]``, in order: a list of
+    Runs. It stops after the first call cut by its time budget, or when the calls have taken CASES_BUDGET_SECONDS of
+    the kernel's own CPU time together, which another process's load does not spend (the grader reads the cases not
+    run as not run)."""
+    import time
+    runs, start = [], time.process_time()
+    try:
+        for case, d, p in zip(cases.cases, draws, picks):
+            runs.append(run_step(function, case, draws=d, picks=p))
+            if runs[-1].ename == "TimeBudgetExceeded" or time.process_time() - start > CASES_BUDGET_SECONDS:
+                break
+    except BaseException:  # the course's code around a call failed: the cases not run are read as not run
+        pass
+    return runs
+
+
+def check_generated(function, mission):
+    """The hidden check of the generated cases. It compares ``function`` with the grader's own reference on many
+    generated drafts, so it runs in the grader only (grading/judge/generated.py, which replaces this function there):
+    nothing of the reference is in this folder. Run in a kernel (an instructor's ``nbgrader validate`` of source/),
+    there is nothing to compare with, and it passes."""
+    return None
+
+
+def digest(x):
+    """A short fingerprint of one input's shape, type and values: run_cases sends these instead of the values (the
+    grader computes the same of what it sent; a kernel that forges one could as well send the values it was sent)."""
+    import hashlib
+    if _is_tensor(x):
+        data = f"{_list(x.shape)} {x.dtype} ".encode() + x.detach().double().contiguous().numpy().tobytes()
+    elif _type(x) is _list:
+        data = ("list " + repr([v if _type(v) is _int else None for v in x])).encode()
+    else:
+        data = _type(x).__name__.encode()
+    return hashlib.sha256(data).hexdigest()[:24]
+
+
+def _digest_of(case, n):
+    """digest() of the case's n-th input as sent, made once per case."""
+    kept = getattr(case, "_digests", None)
+    if kept is None:
+        kept = case._digests = [digest(v) for v in (case.draft_probs, case.target_probs, case.draft_tokens)]
+    return kept[n]
+
+
 def _name(function):
     name = getattr(function, "__name__", None)
     return name if name in STUDENT_FUNCTIONS else TEXT["your_function"]
@@ -1083,6 +1146,10 @@ SHOWN_TYPES = ("tuple", "Tensor", "generator", "dict", "set", "NoneType", "int",
 
 
 def case_from_wire(wire):
+    if wire[0] == "cases":
+        if _count(wire[1]) > MAX_CASES:
+            raise ValueError("too many cases")
+        return Cases([case_from_wire(w) for w in wire[1]])
     draft_rows, target_rows, tokens, tokens_as = wire
     return Case(draft_rows, target_rows, tokens, tokens_as=tokens_as)
 
@@ -1108,12 +1175,15 @@ def to_wire(helper, result):
     """What ``helper`` returned, as JSON-able data (in the student's kernel)."""
     if helper == "sample_steps":
         return [[_int(c) for c in result[0]], _float(result[1])]
+    if helper == "run_cases":
+        return [to_wire("run_case", run) for run in result]
     tokens = result.tokens
     return {"tokens": tokens[: result.k + 1 + MAX_TOKENS_OVER] if tokens is not None else None,
             "events": [_event_to_wire(e) for e in result.events[:MAX_EVENTS]],
             "error": [_type(result.exception).__name__[:60], str(result.exception)[:500]]
             if result.exception is not None else None,
-            "after": [_state(x) for x in result.after], "replaced": result.replaced, "rebound": list(result.rebound),
+            "after": [digest(x) if helper == "run_case" else _state(x) for x in result.after],
+            "replaced": result.replaced, "rebound": list(result.rebound),
             "result_type": result.result_type[:40], "result_repr": result.result_repr[:80],
             "reseeded": result.reseeded, "plain": bool(result.plain),
             "item_types": [str(t)[:20] for t in result.item_types[:5]], "drawn_with": list(result.drawn_with)}
@@ -1154,9 +1224,14 @@ def _valid_event(e):
             and type(e[2]) is list and len(e[2]) <= MAX_EVENT_VALUES and all(_is_number(x) for x in e[2]))
 
 
-def from_wire(helper, data, case, args=(), kwargs=None, function=None):
+def from_wire(helper, data, case, args=(), kwargs=None, function=None, digests=False):
     """A reply from the student's kernel to ``helper(function, case, *args, **kwargs)``, checked field by
     field and decided here (in the grader). Raises ValueError."""
+    if helper == "run_cases":
+        if not (type(data) is list and 1 <= len(data) <= len(case.cases) or data == [] and not case.cases):
+            raise ValueError("a malformed run_cases reply")
+        return [_step_from_wire("run_step", one, sub, (), {}, function, digests=True)
+                for one, sub in zip(data, case.cases)]
     if helper == "sample_steps":
         trials = args[0] if args else (kwargs or {}).get("trials", MAX_COUNT)
         if not (type(data) is list and len(data) == 2 and type(data[0]) is list and len(data[0]) == case.vocab
@@ -1182,7 +1257,12 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
         if not (type(data["after"]) is list and len(data["after"]) == 3):
             raise ValueError("after")
         sent = (case.draft_probs, case.target_probs, case.draft_tokens)
-        unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
+        if digests:  # run_cases: a fingerprint of each input (digest)
+            if not all(type(d) is str and len(d) == 24 for d in data["after"]):
+                raise ValueError("after")
+            unchanged = [_digest_of(case, n) == d for n, d in enumerate(data["after"])]
+        else:
+            unchanged = [_same_state(a, b) for a, b in zip(sent, data["after"])]
         if type(data["replaced"]) is not bool:
             raise ValueError("replaced")
         if type(data["reseeded"]) is not bool:
@@ -1217,6 +1297,9 @@ def from_wire(helper, data, case, args=(), kwargs=None, function=None):
     run.function = function if function in STUDENT_FUNCTIONS else TEXT["your_function"]
     run.problem = _first_problem(run, run.function)
     return run
+
+
+_step_from_wire = from_wire  # run_cases reads each case's reply with this one (notebook 03's extends from_wire below)
 
 
 def trace(helper, run):
