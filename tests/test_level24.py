@@ -99,8 +99,8 @@ REFUSED_WEIGHTS = [("torch.clamp(target_probs[i] - draft_probs[i], min=0)", "tor
 def test_weights_torch_refuses_cost_the_checks_that_read_them_and_no_other():
     code = mutants.edited(mutants.LEVEL24, "01_correction_token", REFUSED_WEIGHTS)
     judge, line = mutants.grade(code, mutants.LEVEL24, "01_correction_token")
-    assert sorted(c for c in judge.failed if c) == ["hidden_emitted_distribution", "hidden_residual_exact",
-                                                     "test_visible"], judge.failed
+    assert sorted(c for c in judge.failed if c) == ["hidden_emitted_distribution", "hidden_generated_cases",
+                                                     "hidden_residual_exact", "test_visible"], judge.failed
     said = "".join(o.get("evalue", "") for o in judge.outputs_by_check["hidden_residual_exact"])
     assert "torch.multinomial refused" in said, said
 

@@ -191,7 +191,8 @@ def _weights(values):
 
 
 def _order(events):
-    return "".join("r" if e[0] == "rand" else "m" for e in events) or "-"
+    """The calls in order as the walk prints them: r for torch.rand, m for torch.multinomial, one letter each."""
+    return " ".join("r" if e[0] == "rand" else "m" for e in events) or "-"
 
 
 def path(spec, want, bonus):

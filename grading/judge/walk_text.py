@@ -89,7 +89,7 @@ WORDS = {
         "where": "，出错的是你的 {function} 单元格第 {line} 行：{code}",
         "where_line": "，出错的是你的 {function} 单元格第 {line} 行",
         "yours_inputs": "{function} 还修改了 draft_probs、target_probs 或 draft_tokens。",
-        "part_tokens": "二者在结果的第 {n} 项（从 0 数起）出现分歧：规则的结果在这里为 {want}，{function} 的结果在这里为 {got}。",
+        "part_tokens": "二者在结果中下标为 {n} 的那一项出现分歧：规则的结果在这里为：{want}；{function} 的结果在这里为：{got}。",
         "part_item": "{value}",
         "part_nothing": "空（结果到这里已经结束）",
         "part_draws": "二者返回的 token 相同，但 {function} 抽取了 {got} 次，而规则抽取 {want} 次。",
@@ -97,16 +97,16 @@ WORDS = {
         "summary": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}），规则抽取 {want_draws} 次，返回 {want}；"
                    "你的函数抽取 {got_draws} 次，返回 {got}",
         "summary_raised": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}），你的函数抛出 {error}{where}",
-        "l24_script": "  torch.rand 依次给出 {draws}，之后给出 0.999；torch.multinomial 依次给出 {picks}，之后给出 0",
-        "l24_summary": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}，预设的采样 {picks}），规则返回 {want}，"
+        "l24_script": "  torch.rand 依次给出 {draws}，之后每次都给出 0.999；torch.multinomial 依次给出 {picks}，之后每次都给出 0",
+        "l24_summary": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}，预设的采样结果 {picks}），规则返回 {want}，"
                        "调用顺序为 {want_order}；你的函数返回 {got}，调用顺序为 {got_order}",
-        "l24_summary_weights": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}，预设的采样 {picks}），"
+        "l24_summary_weights": "在一个有 {k} 个位置的生成的草稿上（{tokens}，预设的随机数 {draws}，预设的采样结果 {picks}），"
                                "第 {n} 次 torch.multinomial 调用时，规则从 {want_w} 中采样，你的函数从 {got_w} 中采样",
-        "l24_script_no_draws": "  torch.rand 每次都给出 0.999；torch.multinomial 依次给出 {picks}，之后给出 0",
+        "l24_script_no_draws": "  torch.rand 每次都给出 0.999；torch.multinomial 依次给出 {picks}，之后每次都给出 0",
         "l24_reject": "  位置 {i}：token {t}，p = {p} < q = {q}：抽取 r = {r}；r < p/q = {ratio} 不成立：拒绝；"
-                      "修正 token 从第 {i} 行的 max(0, p - q) 归一化后的分布 {weights} 中采样："
+                      "修正 token 从第 {i} 行归一化的残差 max(0, p - q)（即 {weights}）中采样："
                       "torch.multinomial 给出 token {pick}，这一步结束",
-        "l24_bonus": "  所有草稿都被接受：奖励 token 从 target_probs[{k}] = {weights} 中采样：torch.multinomial "
+        "l24_bonus": "  每个草稿都被接受：额外 token 从 target_probs[{k}] = {weights} 中采样：torch.multinomial "
                      "给出 token {pick}",
         "l24_rule": "规则返回 {tokens}，调用 torch.rand {coins} 次、torch.multinomial {calls} 次，顺序为 {order}"
                     "（r：torch.rand，m：torch.multinomial）。",

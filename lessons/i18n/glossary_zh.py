@@ -63,6 +63,8 @@ LATIN = [
     "https", "org", "png", "jupyterlab", "course_feedback", "grading", "templates", "index", "build", "python3",
     "Tab", "Shift", "Enter", "mean", "std", "sample", "Chi", "ValueError", "KeyError", "RuntimeError",
     "AssertionError", "NotImplementedError", "root", "Markdown", "Kc", "residual", "TypeError", "NameError", "ZeroDivisionError", "IndexError",
+    # the keyword arguments of the replay line a generated check prints (draws=[...], picks=[...], mission=1)
+    "draws", "picks", "mission",
 ]
 
 # Typesetting, one rule each: (a fault, what to write instead).
