@@ -159,14 +159,15 @@ def _f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-_SPECS = {}
+_SPECS = []
 
 
 def specs(notebook):
-    """The generated cases of ``notebook``, in order: the small ones, then the random ones (made once)."""
-    if notebook not in _SPECS:
-        _SPECS[notebook] = small_cases() + random_cases()
-    return _SPECS[notebook]
+    """The generated cases, in order: the small ones, then the random ones (made once; the same for both notebooks,
+    whose references differ)."""
+    if not _SPECS:
+        _SPECS.extend(small_cases() + random_cases())
+    return _SPECS
 
 
 # ------------------------------------------------------------------ comparing a run with the reference
@@ -347,6 +348,13 @@ def replay_call(spec, notebook):
             f"draws={[float(_num(r)) for r in spec.draws]}{mission})")
 
 
+def part_tokens(words, got, wanted, function):
+    """The line that says at which item of the result the function's tokens and the rule's part (both levels)."""
+    n = next((j for j, (a, b) in enumerate(zip(got, wanted)) if a != b), min(len(got), len(wanted)))
+    item = lambda xs: words["part_item"].format(value=xs[n]) if n < len(xs) else words["part_nothing"]  # noqa: E731
+    return words["part_tokens"].format(n=n, want=item(wanted), got=item(got), function=function)
+
+
 def _where(judge, run, function, words):
     if not run.where:
         return ""
@@ -388,9 +396,7 @@ def walk(judge, result, function, other=False):
         if "shapes" in what:
             lines.append(words["other_shapes"].format(function=function, shapes=[list(s) for s in run.bad_shapes]))
         if "tokens" in what and got is not None:
-            n = next((j for j, (a, b) in enumerate(zip(got, want[0])) if a != b), min(len(got), len(want[0])))
-            item = lambda xs: words["part_item"].format(value=xs[n]) if n < len(xs) else words["part_nothing"]  # noqa
-            lines.append(words["part_tokens"].format(n=n, want=item(list(want[0])), got=item(got), function=function))
+            lines.append(part_tokens(words, got, list(want[0]), function))
         elif "draws" in what and "tokens" not in what:
             lines.append(words["part_draws"].format(function=function, got=run.calls, want=want[1]))
         if "inputs" in what:

@@ -21,7 +21,7 @@ has one, so a correction or bonus taken as an argmax shows. Nothing here reaches
 import random
 
 from grading.judge import rules
-from grading.judge.generated import BELOW, KINDS, _draws_for, _f32, _num, _row
+from grading.judge.generated import KINDS, _draws_for, _f32, _num, _row, part_tokens
 
 MISSIONS = {1: "01_correction_token", 2: "02_bonus_and_step"}
 FUNCTIONS = {1: "verify_and_correct", 2: "speculative_step"}
@@ -257,10 +257,7 @@ def walk(judge, result, function):
         lines.append(words["l24_yours"].format(function=function, tokens=run.tokens, coins=coins(run.events),
                                                calls=calls(run.events), order=_order(run.events)))
         if "tokens" in result.what and run.tokens is not None:
-            got, wanted = run.tokens, want.tokens
-            n = next((j for j, (a, b) in enumerate(zip(got, wanted)) if a != b), min(len(got), len(wanted)))
-            item = lambda xs: words["part_item"].format(value=xs[n]) if n < len(xs) else words["part_nothing"]  # noqa
-            lines.append(words["part_tokens"].format(n=n, want=item(wanted), got=item(got), function=function))
+            lines.append(part_tokens(words, run.tokens, want.tokens, function))
         if "weights" in result.what:
             pairs = [(a[2], b[2]) for a, b in zip(run.events, want.events) if a[0] == "multinomial"]
             n = next(j for j, (a, b) in enumerate(pairs) if not rules._same_values(a, b))
